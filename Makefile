@@ -1,0 +1,62 @@
+# aioscope — top-level build.
+#
+#   make              build everything (kmod/aiodev.ko, the BPF objects, build/cli/aioscope,
+#                     the test programs)
+#   make deps         install Debian packages and fetch the VM's Debian kernel image
+#   make test         deps if missing, build, run every test suite (ends "N passed, N failed")
+#   make test-debug   the same suites under a KASAN + lockdep kernel built from linux-source
+#   make stress       the stress suite alone, STRESS_SECONDS=N (default 300)
+#   make bench        benchmarks (one VM boot), printing ratios
+#   make demo         the dashboard on a live workload, in the test VM
+#   make clean
+#
+# KDIR=<kernel build tree> builds aiodev.ko against another kernel; V=1 shows commands.
+
+# kmod/Makefile picks the default KDIR (the running kernel's build tree, else the newest
+# Debian linux-headers-*-amd64), after deps may have installed it.
+KDIR_ARG := $(if $(KDIR),KDIR=$(KDIR))
+
+# Subdirectories with a Makefile are built; others do not exist yet.
+TEST_DIRS := $(patsubst %/Makefile,%,$(wildcard tests/*/Makefile))
+STRESS_SECONDS ?= 300
+
+.PHONY: all kmod cli tests deps deps-if-missing test test-debug stress bench demo clean
+
+all: kmod cli tests
+
+kmod: deps-if-missing
+	$(MAKE) -C kmod $(KDIR_ARG)
+
+cli: deps-if-missing
+	$(if $(wildcard cli/Makefile),$(MAKE) -C cli,@true)
+
+tests: cli
+	$(foreach d,$(TEST_DIRS),$(MAKE) -C $(d) &&) true
+
+deps:
+	scripts/deps
+
+# Only touch apt when something is missing, so a configured machine builds offline.
+deps-if-missing:
+	@scripts/deps --check || scripts/deps
+
+test: all
+	tests/run
+
+test-debug: all
+	scripts/build-debug-kernel
+	scripts/build-debug-module
+	tests/run --debug-kernel
+
+stress: all
+	tests/vm/run --name stress -- tests/stress/run $(STRESS_SECONDS)
+
+bench: all
+	tests/bench/run
+
+demo: all
+	tests/vm/run --timeout 0 -- tests/demo/guest
+
+clean:
+	$(MAKE) -C kmod $(KDIR_ARG) clean
+	rm -rf build
