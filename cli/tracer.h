@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tracer.h: the BPF plumbing shared by every aioscope command.
+ *
+ * One struct tracer wraps the skeleton of bpf/aioscope.bpf.c: it picks the attach
+ * mode (fentry, kprobe or syscalls), writes the filters into rodata, loads,
+ * attaches, and hands out what the commands need:
+ *   - finished requests, one callback per request (snoop, top),
+ *   - the in-kernel latency histograms (hist), cumulative: diff two reads,
+ *   - the in-flight table (top, stuck),
+ *   - queue depth counters (now and max since the last reset),
+ *   - drop counters (ring buffer, every map that ran full).
+ *
+ * Times are CLOCK_MONOTONIC nanoseconds (bpf_ktime_get_ns); tracer_now_ns()
+ * reads the same clock, so "age = tracer_now_ns() - r->submit_ns".
+ *
+ * Error convention: functions return 0 or a negative errno; tracer_open()
+ * also writes a one-line human message into @err.
+ */
+#ifndef AIOSCOPE_TRACER_H
+#define AIOSCOPE_TRACER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRACER_COMM_LEN 16
+
+enum tracer_mode {
+	TRACER_MODE_AUTO = 0,	/* best the kernel allows: fentry > kprobe > syscalls */
+	TRACER_MODE_FENTRY,	/* fentry on aio_read/aio_write/aio_fsync/aio_complete */
+	TRACER_MODE_KPROBE,	/* kprobes on the same functions */
+	TRACER_MODE_SYSCALLS,	/* syscall tracepoints only: lat = submit -> reap */
+};
+
+/* Histogram grouping for hist (and the group key reported with each histogram). */
+enum tracer_group {
+	TRACER_BY_NONE = 0,	/* one group, key 0 */
+	TRACER_BY_OP,		/* key: enum tracer_op */
+	TRACER_BY_PID,		/* key: submitter tgid */
+	TRACER_BY_DEV,		/* key: kernel dev_t (major << 20 | minor) */
+	TRACER_BY_CTX,		/* key: aio context user id (aio_context_t) */
+	TRACER_BY_QD,		/* key: log2 group of the device queue depth at submit:
+				 * 0 -> qd 1, 1 -> 2..3, 2 -> 4..7, ... */
+};
+
+/* Which histogram a histogram is. */
+enum tracer_hist_kind {
+	TRACER_HIST_LAT = 0,	/* submit -> complete ns (syscalls mode: submit -> reap) */
+	TRACER_HIST_REAP,	/* complete -> reap ns (opts.hist_reap) */
+	TRACER_HIST_DRIVER,	/* aiodev's own time ns (aiodev tracepoints present) */
+	TRACER_HIST_SUBMIT_BATCH, /* requests per io_submit call (opts.hist_syscalls) */
+	TRACER_HIST_REAP_BATCH,	/* events per io_getevents call (opts.hist_syscalls) */
+	TRACER_HIST_NR,
+};
+
+enum tracer_op { TRACER_OP_READ = 0, TRACER_OP_WRITE, TRACER_OP_FSYNC, TRACER_OP_FDSYNC,
+		 TRACER_OP_POLL, TRACER_OP_OTHER };
+enum tracer_api { TRACER_API_SYNC = 0, TRACER_API_AIO, TRACER_API_URING, TRACER_API_OTHER };
+enum tracer_state { TRACER_DONE = 0, TRACER_ERROR, TRACER_CANCELLED };
+
+#define TRACER_REAP_NONE UINT64_MAX	/* reap_ns when no io_getevents reaped it */
+#define TRACER_DRIVER_NONE UINT64_MAX	/* driver_ns when the driver is not aiodev */
+
+struct tracer_opts {
+	/* filters, evaluated in the kernel (0 / NULL: none) */
+	int pid;			/* submitter tgid */
+	const char *cgroup;		/* cgroup v2 directory path */
+	const char *dev;		/* a path: char/block device -> its rdev,
+					 * regular file -> that file (st_dev + inode) */
+	const char *comm;		/* exact comm of the submitter */
+	uint64_t min_lat_ns;		/* only requests at least this slow (events, hists) */
+
+	/* outputs: enable only what you use, the rest costs nothing */
+	bool events;			/* per-request events: tracer_poll() */
+	bool event_reap;		/* events wait for their reap (reap_ns) */
+	bool hist;			/* in-kernel latency histograms: tracer_hist_read() */
+	enum tracer_group hist_by;
+	bool hist_reap;			/* also TRACER_HIST_REAP */
+	bool hist_syscalls;		/* also the two batch histograms */
+	bool inflight;			/* keep the in-flight table with full detail (comm) */
+	bool qd;			/* queue depth counters: tracer_qd_read() */
+
+	enum tracer_mode mode;		/* TRACER_MODE_AUTO unless forced */
+	unsigned int ringbuf_mb;	/* 0: default (16) */
+	unsigned int max_inflight;	/* 0: default (65536) */
+	bool verbose;			/* libbpf debug output on stderr */
+};
+
+/* One finished request. */
+struct tracer_event {
+	uint64_t ts_ns;			/* completion time (syscalls mode: reap time) */
+	uint64_t submit_ns;		/* submit time */
+	uint64_t lat_ns;		/* submit -> complete (syscalls mode: -> reap) */
+	uint64_t reap_ns;		/* complete -> reap, or TRACER_REAP_NONE */
+	uint64_t driver_ns;		/* aiodev's own time, or TRACER_DRIVER_NONE */
+	uint64_t id;			/* request id: kiocb address (syscalls: iocb ptr) */
+	uint64_t ctx;			/* aio context user id */
+	uint64_t obj;			/* user iocb pointer */
+	uint64_t data;			/* aio_data */
+	uint64_t ino;			/* inode number (0 unknown) */
+	int64_t offset;
+	uint64_t bytes;			/* requested */
+	int64_t res;			/* result: bytes or -errno */
+	uint32_t dev;			/* kernel dev_t (major << 20 | minor): rdev of a
+					 * device node, else the filesystem's s_dev */
+	uint32_t qd;			/* device queue depth seen at submit (qd/hist --by qd) */
+	int32_t pid;			/* submitter tgid */
+	int32_t tid;			/* submitter thread */
+	enum tracer_api api;
+	enum tracer_op op;
+	enum tracer_state state;
+	char comm[TRACER_COMM_LEN];	/* submitter comm, NUL-terminated */
+};
+
+/* One pending request of the in-flight table. */
+struct tracer_inflight {
+	uint64_t id;			/* request id */
+	uint64_t submit_ns;		/* age = tracer_now_ns() - submit_ns */
+	uint64_t ctx, obj;
+	uint64_t ino;
+	int64_t offset;
+	uint64_t bytes;
+	uint32_t dev;
+	int32_t pid, tid;
+	enum tracer_op op;
+	char comm[TRACER_COMM_LEN];	/* "" unless opts.inflight or opts.events */
+};
+
+/* Queue depth of one device / context / process (opts.qd). */
+enum tracer_qd_kind { TRACER_QD_TOTAL = 0, TRACER_QD_DEV, TRACER_QD_CTX, TRACER_QD_PID };
+
+struct tracer_qd {
+	enum tracer_qd_kind kind;
+	uint64_t key;			/* 0 for total, dev_t, ctx id or tgid */
+	int64_t now;			/* requests in flight now */
+	uint64_t max;			/* maximum since the last tracer_qd_reset_max() */
+};
+
+/* Drop counters, cumulative since open. */
+struct tracer_drops {
+	uint64_t ringbuf_lost;		/* events not written: ring buffer full */
+	uint64_t inflight_full;		/* submits not tracked: in-flight map full */
+	uint64_t hist_full;		/* histogram updates lost: hist map full */
+	uint64_t qd_full;		/* queue depth updates lost: qd map full */
+	uint64_t reap_full;		/* reap joins lost: done map full */
+	uint64_t join_lost;		/* user-space join table full (events dropped) */
+	uint64_t unmatched_complete;	/* completions of requests submitted before start */
+	uint64_t unmatched_reap;	/* reaped events with no completion record */
+};
+
+/* Cumulative histogram of one (kind, group); buckets as in bpf/buckets.h. */
+struct tracer_hist {
+	enum tracer_hist_kind kind;
+	uint64_t group;			/* key as described by enum tracer_group */
+	uint64_t count;
+	uint64_t sum;			/* sum of values (ns or counts) */
+	uint64_t max;			/* exact maximum value */
+	const uint64_t *buckets;	/* nbuckets counts (valid during the callback) */
+	size_t nbuckets;
+};
+
+struct tracer;
+
+typedef int (*tracer_event_fn)(void *ctx, const struct tracer_event *e);
+typedef int (*tracer_inflight_fn)(void *ctx, const struct tracer_inflight *r);
+typedef int (*tracer_qd_fn)(void *ctx, const struct tracer_qd *q);
+typedef int (*tracer_hist_fn)(void *ctx, const struct tracer_hist *h);
+
+/*
+ * Check privileges and BTF, choose the mode, load and attach.
+ * On failure returns -errno (and *out = NULL) with a one-line reason in @err.
+ * -EINVAL means a bad option (a usage error: exit 2); anything else is a runtime
+ * failure (exit 1).
+ */
+int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, size_t errlen);
+void tracer_close(struct tracer *t);
+
+/* "fentry", "kprobe" or "syscalls" */
+const char *tracer_mode_name(const struct tracer *t);
+/* true when aiodev's tracepoints are attached (driver_ns available) */
+bool tracer_has_driver(const struct tracer *t);
+
+/*
+ * Wait up to @timeout_ms for events and call @cb for each finished request.
+ * Returns the number of events delivered, or -errno (-EINTR is returned as 0).
+ * A non-zero return of @cb stops the poll and is returned.
+ */
+int tracer_poll(struct tracer *t, int timeout_ms, tracer_event_fn cb, void *ctx);
+/* Deliver events still waiting for a reap (with reap_ns = TRACER_REAP_NONE). */
+int tracer_flush(struct tracer *t, tracer_event_fn cb, void *ctx);
+
+/* Call @cb for each pending request (unordered). Returns the count or -errno. */
+int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx);
+
+/* Queue depth counters; call reset_max at the start of each interval. */
+int tracer_qd_foreach(struct tracer *t, tracer_qd_fn cb, void *ctx);
+int tracer_qd_reset_max(struct tracer *t);
+
+/* Cumulative histograms (summed over CPUs); diff two reads for an interval. */
+int tracer_hist_foreach(struct tracer *t, tracer_hist_fn cb, void *ctx);
+
+int tracer_drops(struct tracer *t, struct tracer_drops *d);
+
+/* CLOCK_MONOTONIC in ns: the clock of every *_ns timestamp above */
+uint64_t tracer_now_ns(void);
+
+const char *tracer_op_name(enum tracer_op op);
+const char *tracer_api_name(enum tracer_api api);
+const char *tracer_state_name(enum tracer_state s);
+const char *tracer_group_name(enum tracer_group g);
+/* "op", "pid", ... -> group; -1 when unknown */
+int tracer_group_parse(const char *s);
+/* "maj:min" of a kernel dev_t into @buf */
+const char *tracer_dev_str(uint32_t dev, char *buf, size_t len);
+
+#endif
