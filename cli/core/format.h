@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * format.h - human-readable units and sparklines (aioscope core).
+ *
+ * Every function writes a NUL-terminated string into the caller's buffer
+ * buf of size len and returns snprintf-style: the length the full string
+ * has (excluding the NUL; >= len means it was truncated), or -EINVAL for a
+ * NULL buf or len 0. Nothing is allocated.
+ */
+#ifndef AIOSCOPE_CORE_FORMAT_H
+#define AIOSCOPE_CORE_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+/*
+ * aio_fmt_ns - a duration in ns with 3 significant digits and a unit:
+ * "0ns", "812ns", "8.12us", "812us", "2.10ms", "1.50s", "152s" (seconds
+ * do not grow into minutes). Rounding never yields "1000us": it becomes
+ * "1.00ms".
+ */
+int aio_fmt_ns(char *buf, size_t len, __u64 ns);
+
+/*
+ * aio_fmt_rate - bytes per second in decimal units with 3 significant
+ * digits: "0B/s", "512B/s", "12.3kB/s", "12.3MB/s", "1.20GB/s", "3.40TB/s".
+ * Negative or NaN rates print as "0B/s".
+ */
+int aio_fmt_rate(char *buf, size_t len, double bytes_per_s);
+
+/*
+ * aio_fmt_bytes - a size in bytes, binary units: "512B", "4.0KiB", "1.5MiB",
+ * "2.0GiB", "1.0TiB" (one decimal below 100, none above).
+ */
+int aio_fmt_bytes(char *buf, size_t len, __u64 bytes);
+
+/*
+ * aio_fmt_count - a count or rate with 3 significant digits: "0", "950",
+ * "12.3k", "4.56M", "1.20G"; fractions below 10 keep one decimal ("2.5").
+ * Negative or NaN counts print as "0".
+ */
+int aio_fmt_count(char *buf, size_t len, double n);
+
+/*
+ * aio_sparkline - one character per value of vals[0..n-1], scaled so that
+ * max maps to the top level (max == 0: the largest value). Levels: UTF-8
+ * "▁▂▃▄▅▆▇█" (3 bytes each), or with ascii "_.-:=+*#". A value of 0 is the
+ * lowest level. Writes at most the characters that fit whole.
+ * Returns the bytes of the full sparkline (n, or 3n for UTF-8), -EINVAL.
+ */
+int aio_sparkline(char *buf, size_t len, const __u64 *vals, size_t n,
+		  __u64 max, bool ascii);
+
+#endif /* AIOSCOPE_CORE_FORMAT_H */
