@@ -1,0 +1,747 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * io.c: the I/O path. Synchronous requests complete inline after an
+ * interruptible sleep; asynchronous ones move their data at submit, return
+ * -EIOCBQUEUED and are completed later through ki_complete() by an hrtimer
+ * or a work item (or, in `inline` mode, return their result directly).
+ */
+#include "aiodev.h"
+
+#include <linux/aio.h>
+#include <linux/highmem.h>
+#include <linux/kallsyms.h>
+#include <linux/random.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+
+#include "aiodev_trace.h"
+
+/* ---- backing store: sparse pages, zeros where never written ---- */
+
+static struct page *aiodev_store_page(struct aiodev_dev *dev, pgoff_t idx,
+				      gfp_t gfp)
+{
+	struct page *page, *old;
+
+	page = xa_load(&dev->pages, idx);
+	if (page)
+		return page;
+
+	page = alloc_page(gfp | __GFP_ZERO | __GFP_HIGHMEM);
+	if (!page)
+		return NULL;
+	old = xa_cmpxchg(&dev->pages, idx, NULL, page, gfp);
+	if (xa_is_err(old)) {
+		__free_page(page);
+		return NULL;
+	}
+	if (old) {		/* another writer inserted it first */
+		__free_page(page);
+		return old;
+	}
+	return page;
+}
+
+void aiodev_store_free(struct aiodev_dev *dev)
+{
+	struct page *page;
+	unsigned long idx;
+
+	xa_for_each(&dev->pages, idx, page)
+		__free_page(page);
+	xa_destroy(&dev->pages);
+}
+
+/* Copies the store at @pos into @iter: bytes moved or -errno if none. */
+static ssize_t aiodev_store_read(struct aiodev_dev *dev, loff_t pos,
+				 struct iov_iter *iter)
+{
+	size_t want = iov_iter_count(iter), done = 0;
+
+	while (iov_iter_count(iter)) {
+		size_t off = offset_in_page(pos);
+		size_t chunk = min_t(size_t, PAGE_SIZE - off,
+				     iov_iter_count(iter));
+		struct page *page = xa_load(&dev->pages, pos >> PAGE_SHIFT);
+		size_t n;
+
+		if (page)
+			n = copy_page_to_iter(page, off, chunk, iter);
+		else
+			n = iov_iter_zero(chunk, iter);
+		done += n;
+		pos += n;
+		if (n < chunk)
+			break;
+	}
+	if (!done && want)
+		return -EFAULT;
+	return done;
+}
+
+/* Copies @iter into the store at @pos: bytes moved or -errno if none. */
+static ssize_t aiodev_store_write(struct aiodev_dev *dev, loff_t pos,
+				  struct iov_iter *iter, bool nowait)
+{
+	gfp_t gfp = nowait ? GFP_NOWAIT : GFP_KERNEL;
+	size_t want = iov_iter_count(iter), done = 0;
+	int err = -EFAULT;
+
+	while (iov_iter_count(iter)) {
+		size_t off = offset_in_page(pos);
+		size_t chunk = min_t(size_t, PAGE_SIZE - off,
+				     iov_iter_count(iter));
+		struct page *page;
+		size_t n;
+
+		page = aiodev_store_page(dev, pos >> PAGE_SHIFT, gfp);
+		if (!page) {
+			err = nowait ? -EAGAIN : -ENOMEM;
+			break;
+		}
+		n = copy_page_from_iter(page, off, chunk, iter);
+		done += n;
+		pos += n;
+		if (n < chunk)
+			break;
+	}
+	if (!done && want)
+		return err;
+	return done;
+}
+
+/* ---- request identity ---- */
+
+/*
+ * Which API submitted an asynchronous kiocb. aio marks its read/write
+ * kiocbs with IOCB_AIO_RW (6.1.y and 6.8+); otherwise the completion
+ * callback's symbol tells io_uring's io_complete_rw{,_iopoll} from
+ * anything else. Lookups are cached: a handful of callbacks exist.
+ */
+#define AIODEV_API_CACHE 8
+static struct {
+	unsigned long fn;
+	u32 api;
+} aiodev_api_cache[AIODEV_API_CACHE];
+static DEFINE_SPINLOCK(aiodev_api_lock);	/* Protects aiodev_api_cache writes */
+
+static u32 aiodev_api_of_fn(unsigned long fn)
+{
+	char name[KSYM_SYMBOL_LEN];
+	unsigned long flags;
+	u32 api;
+	int i;
+
+	for (i = 0; i < AIODEV_API_CACHE; i++) {
+		unsigned long f = smp_load_acquire(&aiodev_api_cache[i].fn);
+
+		if (!f)
+			break;
+		if (f == fn)
+			return READ_ONCE(aiodev_api_cache[i].api);
+	}
+
+	sprint_symbol_no_offset(name, fn);
+	if (!strcmp(name, "io_complete_rw") ||
+	    !strcmp(name, "io_complete_rw_iopoll"))
+		api = AIODEV_API_URING;
+	else if (!strcmp(name, "aio_complete_rw"))
+		api = AIODEV_API_AIO;
+	else
+		api = AIODEV_API_OTHER;
+
+	spin_lock_irqsave(&aiodev_api_lock, flags);
+	for (i = 0; i < AIODEV_API_CACHE; i++) {
+		if (aiodev_api_cache[i].fn == fn)
+			break;
+		if (!aiodev_api_cache[i].fn) {
+			WRITE_ONCE(aiodev_api_cache[i].api, api);
+			smp_store_release(&aiodev_api_cache[i].fn, fn);
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&aiodev_api_lock, flags);
+	return api;
+}
+
+static u32 aiodev_kiocb_api(struct kiocb *kiocb)
+{
+	if (is_sync_kiocb(kiocb))
+		return AIODEV_API_SYNC;
+#ifdef IOCB_AIO_RW
+	if (kiocb->ki_flags & IOCB_AIO_RW)
+		return AIODEV_API_AIO;
+#endif
+	return aiodev_api_of_fn((unsigned long)kiocb->ki_complete);
+}
+
+static u32 aiodev_minor(struct aiodev_dev *dev)
+{
+	return MINOR(dev->devt);
+}
+
+static u64 aiodev_req_id(struct aiodev_req *req)
+{
+	return (u64)(unsigned long)req->kiocb;
+}
+
+static u32 aiodev_req_flags(struct aiodev_req *req)
+{
+	return req->stalled ? AIODEV_TRACE_STALLED : 0;
+}
+
+static void aiodev_trace_submit(struct aiodev_req *req)
+{
+	trace_aiodev_submit(aiodev_req_id(req), req->pos, req->len, 0, 0,
+			    aiodev_minor(req->dev), req->op, req->api,
+			    aiodev_req_flags(req));
+}
+
+static void aiodev_trace_done(struct aiodev_req *req, ssize_t res, bool cancel)
+{
+	u64 lat = ktime_get_ns() - req->submit_ns;
+	u64 len = res > 0 ? res : 0;
+
+	if (cancel)
+		trace_aiodev_cancel(aiodev_req_id(req), req->pos, len, res, lat,
+				    aiodev_minor(req->dev), req->op, req->api,
+				    aiodev_req_flags(req));
+	else
+		trace_aiodev_complete(aiodev_req_id(req), req->pos, len, res,
+				      lat, aiodev_minor(req->dev), req->op,
+				      req->api, aiodev_req_flags(req));
+}
+
+static void aiodev_req_init(struct aiodev_req *req, struct aiodev_dev *dev,
+			    struct kiocb *kiocb, u32 op, u32 api, loff_t pos,
+			    size_t len)
+{
+	req->dev = dev;
+	req->kiocb = kiocb;
+	INIT_LIST_HEAD(&req->node);
+	atomic_set(&req->state, AIODEV_REQ_SUBMITTING);
+	req->submit_ns = 0;
+	req->delay_ns = 0;
+	req->wseq = 0;
+	req->pos = pos;
+	req->len = len;
+	req->res = 0;
+	req->op = op;
+	req->api = api;
+	req->completion = AIODEV_COMP_INLINE;
+	req->async = api != AIODEV_API_SYNC;
+	req->fail = false;
+	req->stalled = false;
+	req->tgid = current->tgid;
+	req->pid = current->pid;
+	get_task_comm(req->comm, current);
+}
+
+/* ---- admission and accounting (all under dev->lock) ---- */
+
+static bool aiodev_claim(struct aiodev_req *req, int from, int to)
+{
+	return atomic_cmpxchg(&req->state, from, to) == from;
+}
+
+static void aiodev_admit_locked(struct aiodev_dev *dev, struct aiodev_req *req)
+	__must_hold(&dev->lock)
+{
+	struct aiodev_config *cfg = &dev->cfg;
+	u64 n;
+
+	lockdep_assert_held(&dev->lock);
+
+	req->submit_ns = ktime_get_ns();
+	if (req->op != AIODEV_OP_FSYNC) {
+		dev->nr_slots++;
+		n = ++dev->nr_requests;
+		req->completion = cfg->completion;
+		req->delay_ns = cfg->latency_ns;
+		if (cfg->jitter_ns)
+			req->delay_ns += get_random_u64() % (cfg->jitter_ns + 1);
+		if (cfg->fail_every && n % cfg->fail_every == 0) {
+			req->fail = true;
+		} else if (cfg->stall_every && req->async &&
+			   n % cfg->stall_every == 0) {
+			req->stalled = true;
+			dev->stats.stalled++;
+		}
+		if (req->op == AIODEV_OP_WRITE)
+			req->wseq = ++dev->wseq;
+	}
+	dev->stats.submitted++;
+	dev->stats.inflight++;
+	if (dev->stats.inflight > dev->stats.max_inflight)
+		dev->stats.max_inflight = dev->stats.inflight;
+	list_add_tail(&req->node, &dev->pending);
+}
+
+/*
+ * Takes a queue slot for a read or write and accounts it as submitted.
+ * Beyond queue_depth an IOCB_NOWAIT request gets -EAGAIN, any other waits
+ * (interruptibly) for room.
+ */
+static int aiodev_admit(struct aiodev_dev *dev, struct aiodev_req *req,
+			bool nowait)
+{
+	unsigned long flags;
+	int ret;
+
+	for (;;) {
+		spin_lock_irqsave(&dev->lock, flags);
+		if (dev->nr_slots < dev->cfg.queue_depth)
+			break;
+		spin_unlock_irqrestore(&dev->lock, flags);
+		if (nowait)
+			return -EAGAIN;
+		ret = wait_event_interruptible(dev->room_wq,
+			READ_ONCE(dev->nr_slots) < READ_ONCE(dev->cfg.queue_depth));
+		if (ret)
+			return ret;
+	}
+	aiodev_admit_locked(dev, req);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return 0;
+}
+
+/*
+ * Accounts a request as finished with @res. Reads and fsyncs leave the
+ * pending list here; writes stay on it until their completion has been
+ * delivered (aiodev_release_write()), so that fsync never overtakes them.
+ * Returns true if the caller must wake room waiters.
+ */
+static bool aiodev_account_locked(struct aiodev_dev *dev,
+				  struct aiodev_req *req, ssize_t res,
+				  bool cancelled)
+	__must_hold(&dev->lock)
+{
+	struct aiodev_stats *st = &dev->stats;
+
+	lockdep_assert_held(&dev->lock);
+
+	st->inflight--;
+	if (cancelled)
+		st->cancelled++;
+	else if (res < 0)
+		st->failed++;
+	else
+		st->completed++;
+	if (!cancelled && res > 0) {
+		if (req->op == AIODEV_OP_READ)
+			st->bytes_read += res;
+		else if (req->op == AIODEV_OP_WRITE)
+			st->bytes_written += res;
+	}
+	if (req->op != AIODEV_OP_WRITE)
+		list_del_init(&req->node);
+	if (req->op == AIODEV_OP_FSYNC)
+		return false;
+	dev->nr_slots--;
+	return true;
+}
+
+static void aiodev_wake_room(struct aiodev_dev *dev)
+{
+	if (wq_has_sleeper(&dev->room_wq))
+		wake_up_all(&dev->room_wq);
+}
+
+/* A finished write leaves the pending list; fsync waiters re-check. */
+static void aiodev_release_write(struct aiodev_dev *dev, struct aiodev_req *req)
+{
+	unsigned long flags;
+
+	if (req->op != AIODEV_OP_WRITE)
+		return;
+	spin_lock_irqsave(&dev->lock, flags);
+	list_del_init(&req->node);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	if (wq_has_sleeper(&dev->fsync_wq))
+		wake_up_all(&dev->fsync_wq);
+}
+
+/* Finishes a request that never left the submit path (sync, inline). */
+static void aiodev_retire(struct aiodev_dev *dev, struct aiodev_req *req,
+			  ssize_t res)
+{
+	unsigned long flags;
+	bool wake;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	wake = aiodev_account_locked(dev, req, res, false);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	if (wake)
+		aiodev_wake_room(dev);
+	aiodev_trace_done(req, res, false);
+	aiodev_release_write(dev, req);
+}
+
+/* ---- asynchronous completion ---- */
+
+/*
+ * Delivers the result of an owned request and frees it. ki_complete()
+ * comes before the free: until then the aio cancel callback may still
+ * look at the request (it runs under ctx_lock, which ki_complete takes).
+ */
+static void aiodev_deliver(struct aiodev_req *req, ssize_t res, bool cancel)
+{
+	struct aiodev_dev *dev = req->dev;
+
+	aiodev_trace_done(req, res, cancel);
+	req->kiocb->ki_complete(req->kiocb, res);
+	aiodev_release_write(dev, req);
+	kmem_cache_free(aiodev_req_cache, req);
+}
+
+/* The normal completion: the winner of QUEUED -> COMPLETING delivers. */
+static void aiodev_complete(struct aiodev_req *req)
+{
+	struct aiodev_dev *dev = req->dev;
+	unsigned long flags;
+	bool wake;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	if (!aiodev_claim(req, AIODEV_REQ_QUEUED, AIODEV_REQ_COMPLETING)) {
+		/* cancel or abort owns it */
+		spin_unlock_irqrestore(&dev->lock, flags);
+		return;
+	}
+	wake = aiodev_account_locked(dev, req, req->res, false);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	if (wake)
+		aiodev_wake_room(dev);
+	aiodev_deliver(req, req->res, false);
+}
+
+static enum hrtimer_restart aiodev_timer_fn(struct hrtimer *timer)
+{
+	struct aiodev_req *req = container_of(timer, struct aiodev_req, timer);
+
+	if (req->completion == AIODEV_COMP_WORKQUEUE)
+		queue_work(aiodev_wq, &req->work);
+	else
+		aiodev_complete(req);
+	return HRTIMER_NORESTART;
+}
+
+static void aiodev_work_fn(struct work_struct *work)
+{
+	aiodev_complete(container_of(work, struct aiodev_req, work));
+}
+
+/*
+ * Completes a request whose state this context moved to CANCELLED (and
+ * accounted): wait until the timer and the completion work can no longer
+ * run, then deliver -ECANCELED. Process context only.
+ */
+static void aiodev_finish_cancel(struct aiodev_req *req)
+{
+	hrtimer_cancel(&req->timer);
+	cancel_work_sync(&req->work);
+	aiodev_deliver(req, -ECANCELED, true);
+}
+
+static void aiodev_cancel_work_fn(struct work_struct *work)
+{
+	aiodev_finish_cancel(container_of(work, struct aiodev_req,
+					  cancel_work));
+}
+
+/*
+ * aio cancel callback (io_cancel(2), io_destroy(2), exit). Runs under the
+ * aio context's ctx_lock with irqs off: no sleeping, no ki_complete().
+ * Returns 0 if the request will complete with -ECANCELED (io_cancel then
+ * returns -EINPROGRESS), -EINVAL if it is already being completed.
+ */
+static int aiodev_cancel(struct kiocb *kiocb)
+{
+	struct aiodev_req *req = kiocb->private;
+	struct aiodev_dev *dev = req->dev;
+	unsigned long flags;
+	bool queued = false;
+	bool wake = false;
+	int ret = 0;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	if (aiodev_claim(req, AIODEV_REQ_QUEUED, AIODEV_REQ_CANCELLED)) {
+		wake = aiodev_account_locked(dev, req, -ECANCELED, true);
+		queued = true;
+	} else if (!aiodev_claim(req, AIODEV_REQ_SUBMITTING,
+				 AIODEV_REQ_CANCEL_ASKED)) {
+		ret = -EINVAL;
+	}
+	spin_unlock_irqrestore(&dev->lock, flags);
+
+	if (queued) {
+		hrtimer_try_to_cancel(&req->timer);
+		queue_work(aiodev_wq, &req->cancel_work);
+	}
+	if (wake)
+		aiodev_wake_room(dev);
+	return ret;
+}
+
+/*
+ * abort: completes every queued asynchronous request (stalled or not)
+ * with -ECANCELED. Returns how many it took.
+ */
+unsigned int aiodev_abort(struct aiodev_dev *dev)
+{
+	struct aiodev_req *req, *tmp;
+	unsigned long flags;
+	unsigned int n = 0;
+	LIST_HEAD(victims);
+
+	spin_lock_irqsave(&dev->lock, flags);
+	list_for_each_entry_safe(req, tmp, &dev->pending, node) {
+		if (!req->async)
+			continue;
+		if (!aiodev_claim(req, AIODEV_REQ_QUEUED, AIODEV_REQ_CANCELLED))
+			continue;
+		/* reads leave pending here, writes when delivered */
+		aiodev_account_locked(dev, req, -ECANCELED, true);
+		list_add_tail(&req->abort_node, &victims);
+		n++;
+	}
+	spin_unlock_irqrestore(&dev->lock, flags);
+	if (n)
+		aiodev_wake_room(dev);
+
+	/* each victim is owned by this context now */
+	list_for_each_entry_safe(req, tmp, &victims, abort_node)
+		aiodev_finish_cancel(req);
+	return n;
+}
+
+/* ---- submission ---- */
+
+static ssize_t aiodev_move(struct aiodev_dev *dev, struct aiodev_req *req,
+			   struct iov_iter *iter, bool nowait)
+{
+	if (req->fail)
+		return -EIO;
+	if (req->op == AIODEV_OP_READ)
+		return aiodev_store_read(dev, req->pos, iter);
+	return aiodev_store_write(dev, req->pos, iter, nowait);
+}
+
+/* Sleeps @ns interruptibly: 0, or -ERESTARTSYS on a signal. */
+static int aiodev_sleep_ns(u64 ns)
+{
+	ktime_t expires = ktime_add_ns(ktime_get(), ns);
+
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!schedule_hrtimeout(&expires, HRTIMER_MODE_ABS))
+			return 0;
+		if (signal_pending(current))
+			return -ERESTARTSYS;
+	}
+}
+
+static ssize_t aiodev_rw_sync(struct aiodev_dev *dev, struct kiocb *kiocb,
+			      struct iov_iter *iter, u32 op)
+{
+	bool nowait = kiocb->ki_flags & IOCB_NOWAIT;
+	struct aiodev_req req;
+	ssize_t ret;
+
+	if (nowait && (READ_ONCE(dev->cfg.latency_ns) ||
+		       READ_ONCE(dev->cfg.jitter_ns)))
+		return -EAGAIN;	/* the latency would block */
+
+	aiodev_req_init(&req, dev, kiocb, op, AIODEV_API_SYNC, kiocb->ki_pos,
+			iov_iter_count(iter));
+	ret = aiodev_admit(dev, &req, nowait);
+	if (ret)
+		return ret;
+	aiodev_trace_submit(&req);
+
+	ret = 0;
+	if (req.delay_ns)
+		ret = aiodev_sleep_ns(req.delay_ns);
+	if (!ret)
+		ret = aiodev_move(dev, &req, iter, nowait);
+	aiodev_retire(dev, &req, ret);
+	if (ret > 0)
+		kiocb->ki_pos += ret;
+	return ret;
+}
+
+static ssize_t aiodev_rw_async(struct aiodev_dev *dev, struct kiocb *kiocb,
+			       struct iov_iter *iter, u32 op)
+{
+	bool nowait = kiocb->ki_flags & IOCB_NOWAIT;
+	struct aiodev_req *req;
+	unsigned long flags;
+	bool wake;
+	ssize_t ret;
+
+	req = kmem_cache_alloc(aiodev_req_cache,
+			       nowait ? GFP_NOWAIT : GFP_KERNEL);
+	if (!req)
+		return nowait ? -EAGAIN : -ENOMEM;
+	aiodev_req_init(req, dev, kiocb, op, aiodev_kiocb_api(kiocb),
+			kiocb->ki_pos, iov_iter_count(iter));
+
+	ret = aiodev_admit(dev, req, nowait);
+	if (ret) {
+		kmem_cache_free(aiodev_req_cache, req);
+		return ret;
+	}
+	aiodev_trace_submit(req);
+
+	/* The data moves now, in the submitter's context; only the
+	 * completion is delayed. A request chosen to fail moves nothing.
+	 */
+	req->res = aiodev_move(dev, req, iter, nowait);
+	if (req->res > 0)
+		kiocb->ki_pos += req->res;
+
+	if (req->completion == AIODEV_COMP_INLINE && !req->stalled) {
+		/* fs/aio.c and io_uring complete a direct result themselves */
+		ret = req->res;
+		aiodev_retire(dev, req, ret);
+		kmem_cache_free(aiodev_req_cache, req);
+		return ret;
+	}
+
+	hrtimer_init(&req->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	req->timer.function = aiodev_timer_fn;
+	INIT_WORK(&req->work, aiodev_work_fn);
+	INIT_WORK(&req->cancel_work, aiodev_cancel_work_fn);
+
+	kiocb->private = req;
+	if (req->api == AIODEV_API_AIO)
+		kiocb_set_cancel_fn(kiocb, aiodev_cancel);
+
+	spin_lock_irqsave(&dev->lock, flags);
+	if (!aiodev_claim(req, AIODEV_REQ_SUBMITTING, AIODEV_REQ_QUEUED)) {
+		/* io_cancel() arrived while we were submitting: we own it */
+		atomic_set(&req->state, AIODEV_REQ_CANCELLED);
+		wake = aiodev_account_locked(dev, req, -ECANCELED, true);
+		spin_unlock_irqrestore(&dev->lock, flags);
+		if (wake)
+			aiodev_wake_room(dev);
+		aiodev_deliver(req, -ECANCELED, true);
+		return -EIOCBQUEUED;
+	}
+	if (!req->stalled) {
+		if (req->completion == AIODEV_COMP_WORKQUEUE && !req->delay_ns)
+			queue_work(aiodev_wq, &req->work);
+		else
+			hrtimer_start(&req->timer, ns_to_ktime(req->delay_ns),
+				      HRTIMER_MODE_REL);
+	}
+	spin_unlock_irqrestore(&dev->lock, flags);
+	/* from here on the request belongs to its completion path */
+	return -EIOCBQUEUED;
+}
+
+static ssize_t aiodev_rw(struct kiocb *kiocb, struct iov_iter *iter, u32 op)
+{
+	struct aiodev_dev *dev = kiocb->ki_filp->private_data;
+	loff_t pos = kiocb->ki_pos;
+	size_t len = iov_iter_count(iter);
+
+	if (pos < 0)
+		return -EINVAL;
+	if (pos >= dev->capacity) {
+		if (op == AIODEV_OP_WRITE && len)
+			return -ENOSPC;
+		iov_iter_truncate(iter, 0);
+	} else if (len > dev->capacity - pos) {
+		iov_iter_truncate(iter, dev->capacity - pos);
+	}
+
+	if (is_sync_kiocb(kiocb))
+		return aiodev_rw_sync(dev, kiocb, iter, op);
+	return aiodev_rw_async(dev, kiocb, iter, op);
+}
+
+static ssize_t aiodev_read_iter(struct kiocb *kiocb, struct iov_iter *to)
+{
+	return aiodev_rw(kiocb, to, AIODEV_OP_READ);
+}
+
+static ssize_t aiodev_write_iter(struct kiocb *kiocb, struct iov_iter *from)
+{
+	return aiodev_rw(kiocb, from, AIODEV_OP_WRITE);
+}
+
+/* True once no write with sequence number <= @seq is pending. */
+static bool aiodev_writes_done(struct aiodev_dev *dev, u64 seq)
+{
+	struct aiodev_req *req;
+	unsigned long flags;
+	bool done = true;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	/* pending is in admission order: the first write is the oldest */
+	list_for_each_entry(req, &dev->pending, node) {
+		if (req->op == AIODEV_OP_WRITE) {
+			done = req->wseq > seq;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return done;
+}
+
+/*
+ * fsync(2), fdatasync(2) and aio IOCB_CMD_FSYNC/FDSYNC (which fs/aio.c runs
+ * through vfs_fsync() from a work item): waits until every write admitted
+ * before it has been completed.
+ */
+static int aiodev_fsync(struct file *file, loff_t start, loff_t end,
+			int datasync)
+{
+	struct aiodev_dev *dev = file->private_data;
+	struct aiodev_req req;
+	unsigned long flags;
+	u64 seq;
+	int ret;
+
+	aiodev_req_init(&req, dev, NULL, AIODEV_OP_FSYNC, AIODEV_API_SYNC, 0, 0);
+	spin_lock_irqsave(&dev->lock, flags);
+	seq = dev->wseq;
+	aiodev_admit_locked(dev, &req);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	aiodev_trace_submit(&req);
+
+	ret = wait_event_interruptible(dev->fsync_wq,
+				       aiodev_writes_done(dev, seq));
+	aiodev_retire(dev, &req, ret);
+	return ret;
+}
+
+static int aiodev_open(struct inode *inode, struct file *file)
+{
+	struct aiodev_dev *dev = container_of(inode->i_cdev, struct aiodev_dev,
+					      cdev);
+
+	file->private_data = dev;
+	/* io_uring issues inline only to FMODE_NOWAIT files; fio direct=1
+	 * needs O_DIRECT opens to succeed.
+	 */
+	file->f_mode |= FMODE_NOWAIT | FMODE_CAN_ODIRECT;
+	return 0;
+}
+
+static loff_t aiodev_llseek(struct file *file, loff_t offset, int whence)
+{
+	struct aiodev_dev *dev = file->private_data;
+
+	return fixed_size_llseek(file, offset, whence, dev->capacity);
+}
+
+const struct file_operations aiodev_fops = {
+	.owner		= THIS_MODULE,
+	.open		= aiodev_open,
+	.llseek		= aiodev_llseek,
+	.read_iter	= aiodev_read_iter,
+	.write_iter	= aiodev_write_iter,
+	.fsync		= aiodev_fsync,
+};

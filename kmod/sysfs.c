@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sysfs.c: the knobs under /sys/class/aiodev/aiodevN/. Every store parses
+ * strictly (kstrto*: no sign, no trailing garbage, one trailing newline
+ * allowed) and checks the range; a bad value returns -EINVAL and leaves
+ * the old value in place.
+ */
+#include "aiodev.h"
+
+#include <linux/kernel.h>
+#include <linux/sysfs.h>
+
+static const char * const aiodev_completion_names[] = {
+	[AIODEV_COMP_HRTIMER]	= "hrtimer",
+	[AIODEV_COMP_WORKQUEUE]	= "workqueue",
+	[AIODEV_COMP_INLINE]	= "inline",
+};
+
+const char *aiodev_completion_name(u32 completion)
+{
+	if (completion >= ARRAY_SIZE(aiodev_completion_names))
+		return "?";
+	return aiodev_completion_names[completion];
+}
+
+static int aiodev_parse_u64(const char *buf, u64 min, u64 max, u64 *val)
+{
+	u64 v;
+
+	if (kstrtou64(buf, 10, &v))
+		return -EINVAL;
+	if (v < min || v > max)
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
+/*
+ * AIODEV_KNOB(name, min, max, apply): a read-write u64-parsed knob stored
+ * in dev->cfg.name; @apply runs under dev->lock after the new value is set
+ * (NULL if nothing else must happen).
+ */
+#define AIODEV_KNOB(name, min, max, apply)				\
+static ssize_t name##_show(struct device *d,				\
+			   struct device_attribute *attr, char *buf)	\
+{									\
+	struct aiodev_dev *dev = dev_get_drvdata(d);			\
+									\
+	return sysfs_emit(buf, "%llu\n",				\
+			  (unsigned long long)READ_ONCE(dev->cfg.name)); \
+}									\
+static ssize_t name##_store(struct device *d,				\
+			    struct device_attribute *attr,		\
+			    const char *buf, size_t count)		\
+{									\
+	struct aiodev_dev *dev = dev_get_drvdata(d);			\
+	void (*fn)(struct aiodev_dev *) = apply;			\
+	unsigned long flags;						\
+	u64 v;								\
+									\
+	if (aiodev_parse_u64(buf, min, max, &v))			\
+		return -EINVAL;						\
+	spin_lock_irqsave(&dev->lock, flags);				\
+	WRITE_ONCE(dev->cfg.name, v);					\
+	spin_unlock_irqrestore(&dev->lock, flags);			\
+	if (fn)								\
+		fn(dev);						\
+	return count;							\
+}									\
+static DEVICE_ATTR_RW(name)
+
+/* A larger queue_depth may admit requests waiting for room. */
+static void aiodev_queue_depth_apply(struct aiodev_dev *dev)
+{
+	wake_up_all(&dev->room_wq);
+}
+
+AIODEV_KNOB(fail_every, 0, U32_MAX, NULL);
+AIODEV_KNOB(jitter_ns, 0, AIODEV_MAX_DELAY_NS, NULL);
+AIODEV_KNOB(latency_ns, 0, AIODEV_MAX_DELAY_NS, NULL);
+AIODEV_KNOB(queue_depth, 1, AIODEV_MAX_QUEUE_DEPTH, aiodev_queue_depth_apply);
+AIODEV_KNOB(stall_every, 0, U32_MAX, NULL);
+
+static ssize_t completion_show(struct device *d, struct device_attribute *attr,
+			       char *buf)
+{
+	struct aiodev_dev *dev = dev_get_drvdata(d);
+
+	return sysfs_emit(buf, "%s\n",
+			  aiodev_completion_name(READ_ONCE(dev->cfg.completion)));
+}
+
+static ssize_t completion_store(struct device *d, struct device_attribute *attr,
+				const char *buf, size_t count)
+{
+	struct aiodev_dev *dev = dev_get_drvdata(d);
+	unsigned long flags;
+	int i;
+
+	/* sysfs_streq() allows one trailing newline, nothing else */
+	i = sysfs_match_string(aiodev_completion_names, buf);
+	if (i < 0)
+		return -EINVAL;
+	spin_lock_irqsave(&dev->lock, flags);
+	WRITE_ONCE(dev->cfg.completion, i);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return count;
+}
+static DEVICE_ATTR_RW(completion);
+
+static ssize_t abort_store(struct device *d, struct device_attribute *attr,
+			   const char *buf, size_t count)
+{
+	struct aiodev_dev *dev = dev_get_drvdata(d);
+	unsigned int v;
+
+	if (kstrtouint(buf, 10, &v) || v != 1)
+		return -EINVAL;
+	aiodev_abort(dev);
+	return count;
+}
+static DEVICE_ATTR_WO(abort);
+
+static ssize_t stats_show(struct device *d, struct device_attribute *attr,
+			  char *buf)
+{
+	struct aiodev_dev *dev = dev_get_drvdata(d);
+	struct aiodev_stats st;
+	unsigned long flags;
+
+	/* one consistent snapshot: submitted = completed + failed +
+	 * cancelled + inflight
+	 */
+	spin_lock_irqsave(&dev->lock, flags);
+	st = dev->stats;
+	spin_unlock_irqrestore(&dev->lock, flags);
+
+	return sysfs_emit(buf,
+			  "submitted %llu\ncompleted %llu\nfailed %llu\n"
+			  "cancelled %llu\nstalled %llu\ninflight %llu\n"
+			  "max_inflight %llu\nbytes_read %llu\n"
+			  "bytes_written %llu\n",
+			  st.submitted, st.completed, st.failed, st.cancelled,
+			  st.stalled, st.inflight, st.max_inflight,
+			  st.bytes_read, st.bytes_written);
+}
+static DEVICE_ATTR_RO(stats);
+
+static struct attribute *aiodev_attrs[] = {
+	&dev_attr_abort.attr,
+	&dev_attr_completion.attr,
+	&dev_attr_fail_every.attr,
+	&dev_attr_jitter_ns.attr,
+	&dev_attr_latency_ns.attr,
+	&dev_attr_queue_depth.attr,
+	&dev_attr_stall_every.attr,
+	&dev_attr_stats.attr,
+	NULL,
+};
+
+static const struct attribute_group aiodev_group = {
+	.attrs = aiodev_attrs,
+};
+
+const struct attribute_group *aiodev_groups[] = {
+	&aiodev_group,
+	NULL,
+};
