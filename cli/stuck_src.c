@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pending-request sources shared by `aioscope stuck` and the dashboard's stuck
+ * panel: the aiodev debugfs listing (sees requests pending from before aioscope
+ * started, needs no BPF) and helpers over struct stuck_list.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "top.h"
+
+#define AIODEV_DEBUGFS "/sys/kernel/debug/aiodev"
+
+void stuck_list_reset(struct stuck_list *l)
+{
+	l->n = 0;
+	l->devices = 0;
+	l->debugfs_err = 0;
+}
+
+void stuck_list_free(struct stuck_list *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+struct stuck_req *stuck_list_add(struct stuck_list *l)
+{
+	struct stuck_req *r;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct stuck_req *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		l->v = v;
+		l->cap = cap;
+	}
+	r = &l->v[l->n++];
+	memset(r, 0, sizeof(*r));
+	r->stalled = -1;
+	r->nr_ustack = -1;
+	r->nr_kstack = -1;
+	return r;
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+static int stuck_cmp(const void *pa, const void *pb)
+{
+	const struct stuck_req *a = pa, *b = pb;
+	int c = cmp_u64(b->age_ns, a->age_ns);	/* oldest first */
+
+	return c ? c : cmp_u64(a->id, b->id);
+}
+
+void stuck_list_sort(struct stuck_list *l)
+{
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), stuck_cmp);
+}
+
+void stuck_list_filter_age(struct stuck_list *l, uint64_t older_than_ns)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].age_ns >= older_than_ns)
+			l->v[j++] = l->v[i];
+	l->n = j;
+}
+
+bool stuck_list_has(const struct stuck_list *l, uint64_t id)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].id == id)
+			return true;
+	return false;
+}
+
+/* Strict unsigned parse of [s, end): decimal, or hex with 0x. */
+static int parse_u64(const char *s, size_t len, uint64_t *out)
+{
+	char buf[32];
+	char *end;
+
+	if (!len || len >= sizeof(buf) || s[0] == '-' || s[0] == '+')
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	*out = strtoull(buf, &end, 0);
+	if (errno || *end)
+		return -1;
+	return 0;
+}
+
+static void copy_field(char *dst, size_t dsz, const char *s, size_t len)
+{
+	if (len >= dsz)
+		len = dsz - 1;
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+}
+
+/*
+ * id=0x.. api=aio pid=N tid=N comm=C op=read off=N len=N age_ns=N stalled=0|1
+ * ctx=0x.. obj=0x..  (docs/design.md). Unknown keys are ignored so the driver
+ * may add fields at the end.
+ */
+int aiodev_pending_parse_line(const char *line, struct stuck_req *r)
+{
+	enum { F_ID = 1, F_PID = 2, F_TID = 4, F_OP = 8, F_OFF = 16, F_LEN = 32, F_AGE = 64 };
+	unsigned int seen = 0;
+	const char *p = line;
+
+	while (*p) {
+		const char *k, *eq, *v, *e;
+		size_t klen, vlen;
+		uint64_t x = 0;
+
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		k = p;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\n')
+			p++;
+		e = p;
+		eq = memchr(k, '=', e - k);
+		if (!eq)
+			return -1;
+		klen = eq - k;
+		v = eq + 1;
+		vlen = e - v;
+
+#define KEY(s) (klen == sizeof(s) - 1 && !memcmp(k, s, klen))
+		if (KEY("comm")) {
+			copy_field(r->comm, sizeof(r->comm), v, vlen);
+			continue;
+		}
+		if (KEY("api")) {
+			copy_field(r->api, sizeof(r->api), v, vlen);
+			continue;
+		}
+		if (KEY("op")) {
+			copy_field(r->op, sizeof(r->op), v, vlen);
+			seen |= F_OP;
+			continue;
+		}
+		if (!KEY("id") && !KEY("pid") && !KEY("tid") && !KEY("off") &&
+		    !KEY("len") && !KEY("age_ns") && !KEY("stalled") &&
+		    !KEY("ctx") && !KEY("obj"))
+			continue;	/* a field added later */
+		if (parse_u64(v, vlen, &x))
+			return -1;
+		if (KEY("id")) {
+			r->id = x;
+			seen |= F_ID;
+		} else if (KEY("pid")) {
+			r->pid = (int32_t)x;
+			seen |= F_PID;
+		} else if (KEY("tid")) {
+			r->tid = (int32_t)x;
+			seen |= F_TID;
+		} else if (KEY("off")) {
+			r->offset = x;
+			seen |= F_OFF;
+		} else if (KEY("len")) {
+			r->bytes = x;
+			seen |= F_LEN;
+		} else if (KEY("age_ns")) {
+			r->age_ns = x;
+			seen |= F_AGE;
+		} else if (KEY("stalled")) {
+			r->stalled = x ? 1 : 0;
+		} else if (KEY("ctx")) {
+			r->ctx = x;
+		} else if (KEY("obj")) {
+			r->obj = x;
+		}
+#undef KEY
+	}
+	if ((seen & (F_ID | F_PID | F_OP | F_AGE)) != (F_ID | F_PID | F_OP | F_AGE))
+		return -1;
+	if (!(seen & F_TID))
+		r->tid = r->pid;
+	return 0;
+}
+
+static int read_one(const char *file, const char *devname, struct stuck_list *l)
+{
+	char line[512];
+	FILE *f = fopen(file, "re");
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		struct stuck_req *r = stuck_list_add(l);
+
+		if (!r) {
+			fclose(f);
+			return -ENOMEM;
+		}
+		if (aiodev_pending_parse_line(line, r)) {
+			l->n--;		/* skip a malformed line */
+			continue;
+		}
+		r->src = STUCK_SRC_DEBUGFS;
+		snprintf(r->path, sizeof(r->path), "/dev/%s", devname);
+	}
+	fclose(f);
+	return 0;
+}
+
+int aiodev_pending_read(const char *root, struct stuck_list *l)
+{
+	struct dirent *de;
+	int ndev = 0, err = -ENOENT;
+	DIR *d;
+
+	if (!root)
+		root = AIODEV_DEBUGFS;
+	d = opendir(root);
+	if (!d) {
+		l->debugfs_err = errno;
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		char file[512];
+		int rc;
+
+		if (strncmp(de->d_name, "aiodev", 6))
+			continue;
+		snprintf(file, sizeof(file), "%s/%s/pending", root, de->d_name);
+		rc = read_one(file, de->d_name, l);
+		if (rc) {
+			err = rc;
+			continue;
+		}
+		ndev++;
+	}
+	closedir(d);
+	l->devices = ndev;
+	if (!ndev) {
+		l->debugfs_err = -err;
+		return err;
+	}
+	return ndev;
+}
+
+static void fmt_age(char *buf, size_t sz, uint64_t ns)
+{
+	if (ns >= 100ULL * 1000000000ULL)
+		snprintf(buf, sz, "%.0fs", ns / 1e9);
+	else if (ns >= 1000000000ULL)
+		snprintf(buf, sz, "%.3fs", ns / 1e9);
+	else
+		snprintf(buf, sz, "%.1fms", ns / 1e6);
+}
+
+void stuck_print_plain(FILE *f, const struct stuck_list *l, bool stacks)
+{
+	fprintf(f, "%-9s %7s %7s %-15s %-5s %-6s %-16s %12s %8s %s\n",
+		"AGE", "PID", "TID", "COMM", "API", "OP", "DEVICE/FILE",
+		"OFFSET", "BYTES", "REQUEST");
+	for (size_t i = 0; i < l->n; i++) {
+		const struct stuck_req *r = &l->v[i];
+		char age[32];
+
+		fmt_age(age, sizeof(age), r->age_ns);
+		fprintf(f, "%-9s %7d %7d %-15s %-5s %-6s %-16s %12" PRIu64 " %8" PRIu64
+			" 0x%" PRIx64 "%s\n", age, r->pid, r->tid, r->comm,
+			r->api[0] ? r->api : "-", r->op, r->path, r->offset,
+			r->bytes, r->id, r->stalled == 1 ? " stalled" : "");
+		if (!stacks)
+			continue;
+		if (r->nr_kstack < 0 && r->nr_ustack < 0) {
+			fprintf(f, "    (no stack: submitted before tracing started)\n");
+			continue;
+		}
+		for (int j = 0; j < r->nr_kstack; j++)
+			fprintf(f, "    k 0x%016" PRIx64 "\n", r->kstack[j]);
+		for (int j = 0; j < r->nr_ustack; j++)
+			fprintf(f, "    u 0x%016" PRIx64 "\n", r->ustack[j]);
+	}
+}
+
+/* ---------------- naming devices and files ---------------- */
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "tracer.h"
+
+#define KDEV_MAJOR(d) ((unsigned int)((d) >> 20))
+#define KDEV_MINOR(d) ((unsigned int)((d) & 0xfffff))
+
+struct name_cache_ent {
+	uint32_t kdev;
+	uint64_t ino;
+	int32_t pid;
+	char name[STUCK_PATH_LEN];
+};
+
+#define NAME_CACHE 256
+static struct name_cache_ent name_cache[NAME_CACHE];
+static unsigned int name_cache_next;
+
+static const char *cache_find(uint32_t kdev, uint64_t ino, int32_t pid)
+{
+	for (unsigned int i = 0; i < NAME_CACHE; i++) {
+		const struct name_cache_ent *e = &name_cache[i];
+
+		if (e->name[0] && e->kdev == kdev && e->ino == ino && e->pid == pid)
+			return e->name;
+	}
+	return NULL;
+}
+
+static const char *cache_put(uint32_t kdev, uint64_t ino, int32_t pid, const char *name)
+{
+	struct name_cache_ent *e = &name_cache[name_cache_next++ % NAME_CACHE];
+
+	e->kdev = kdev;
+	e->ino = ino;
+	e->pid = pid;
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	return e->name;
+}
+
+/* "aiodev0" for a char/block device number, or "maj:min" when sysfs has no name. */
+const char *top_dev_name(uint32_t kdev, char *buf, size_t len)
+{
+	static const char *const kinds[] = { "char", "block" };
+	const char *c = cache_find(kdev, 0, -1);
+	char path[96], line[160];
+
+	if (c) {
+		snprintf(buf, len, "%s", c);
+		return buf;
+	}
+	snprintf(buf, len, "%u:%u", KDEV_MAJOR(kdev), KDEV_MINOR(kdev));
+	for (size_t k = 0; k < 2; k++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/dev/%s/%u:%u/uevent", kinds[k],
+			 KDEV_MAJOR(kdev), KDEV_MINOR(kdev));
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			if (!strncmp(line, "DEVNAME=", 8)) {
+				line[strcspn(line, "\n")] = '\0';
+				snprintf(buf, len, "%s", line + 8);
+				break;
+			}
+		}
+		fclose(f);
+		break;
+	}
+	cache_put(kdev, 0, -1, buf);
+	return buf;
+}
+
+/*
+ * Path of the file (kdev, ino) as process @pid has it open, found through
+ * /proc/PID/fd; for device nodes "/dev/NAME"; else "dev M:m ino N".
+ */
+const char *top_file_name(int32_t pid, uint32_t kdev, uint64_t ino, char *buf, size_t len)
+{
+	dev_t want = makedev(KDEV_MAJOR(kdev), KDEV_MINOR(kdev));
+	const char *c = cache_find(kdev, ino, pid);
+	char dir[64], lnk[320], target[STUCK_PATH_LEN];
+	struct dirent *de;
+	DIR *d;
+
+	if (c) {
+		snprintf(buf, len, "%s", c);
+		return buf;
+	}
+	snprintf(buf, len, "dev %u:%u ino %" PRIu64, KDEV_MAJOR(kdev), KDEV_MINOR(kdev), ino);
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	d = pid > 0 ? opendir(dir) : NULL;
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		ssize_t n;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(lnk, sizeof(lnk), "%s/%s", dir, de->d_name);
+		if (stat(lnk, &st))
+			continue;
+		if ((S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) ? st.st_rdev != want
+		    : (st.st_dev != want || st.st_ino != ino))
+			continue;
+		n = readlink(lnk, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		snprintf(buf, len, "%s", target);
+		break;
+	}
+	if (d)
+		closedir(d);
+	else if (ino == 0 || pid <= 0) {
+		char name[64];
+
+		top_dev_name(kdev, name, sizeof(name));
+		snprintf(buf, len, "/dev/%s", name);
+	}
+	cache_put(kdev, ino, pid, buf);
+	return buf;
+}
+
+struct from_tracer {
+	struct stuck_list *l;
+	uint64_t now, min_age;
+	int err;
+};
+
+static int add_inflight(void *ctx, const struct tracer_inflight *q)
+{
+	struct from_tracer *ft = ctx;
+	uint64_t age = ft->now > q->submit_ns ? ft->now - q->submit_ns : 0;
+	struct stuck_req *r;
+
+	if (age < ft->min_age)
+		return 0;
+	/* aiodev requests: the debugfs listing already has them (with more detail) */
+	for (size_t i = 0; i < ft->l->n; i++) {
+		const struct stuck_req *o = &ft->l->v[i];
+
+		if (o->src == STUCK_SRC_DEBUGFS && (o->id == q->id || (q->obj && o->obj == q->obj)))
+			return 0;
+	}
+	r = stuck_list_add(ft->l);
+	if (!r) {
+		ft->err = -ENOMEM;
+		return -ENOMEM;
+	}
+	r->src = STUCK_SRC_TRACER;
+	r->id = q->id;
+	r->age_ns = age;
+	r->offset = (uint64_t)q->offset;
+	r->bytes = q->bytes;
+	r->ctx = q->ctx;
+	r->obj = q->obj;
+	r->pid = q->pid;
+	r->tid = q->tid;
+	snprintf(r->comm, sizeof(r->comm), "%s", q->comm);
+	snprintf(r->op, sizeof(r->op), "%s", tracer_op_name(q->op));
+	snprintf(r->api, sizeof(r->api), "%s", q->ctx ? "aio" : "-");
+	top_file_name(q->pid, q->dev, q->ino, r->path, sizeof(r->path));
+	return 0;
+}
+
+int stuck_from_tracer(struct tracer *t, struct stuck_list *l, uint64_t older_than_ns)
+{
+	struct from_tracer ft = { .l = l, .now = tracer_now_ns(), .min_age = older_than_ns };
+	int rc = tracer_inflight_foreach(t, add_inflight, &ft);
+
+	if (ft.err)
+		return ft.err;
+	return rc < 0 ? rc : 0;
+}
+
+#include "core/json.h"
+
+static void json_hex_field(struct aio_json *j, const char *name, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	aio_json_string_field(j, name, buf);
+}
+
+void stuck_json_req(struct aio_json *j, const struct stuck_req *r, bool stacks)
+{
+	aio_json_start_object(j);
+	json_hex_field(j, "id", r->id);
+	aio_json_s64_field(j, "pid", r->pid);
+	aio_json_s64_field(j, "tid", r->tid);
+	aio_json_string_field(j, "comm", r->comm);
+	aio_json_string_field(j, "api", r->api[0] ? r->api : NULL);
+	aio_json_string_field(j, "op", r->op);
+	aio_json_string_field(j, "dev", r->path);
+	aio_json_u64_field(j, "offset", r->offset);
+	aio_json_u64_field(j, "bytes", r->bytes);
+	aio_json_u64_field(j, "age_ns", r->age_ns);
+	if (r->stalled < 0)
+		aio_json_null_field(j, "stalled");
+	else
+		aio_json_bool_field(j, "stalled", r->stalled);
+	json_hex_field(j, "ctx", r->ctx);
+	json_hex_field(j, "obj", r->obj);
+	aio_json_string_field(j, "source", r->src == STUCK_SRC_DEBUGFS ? "debugfs" : "tracer");
+	if (stacks) {
+		const uint64_t *st[2] = { r->kstack, r->ustack };
+		const int n[2] = { r->nr_kstack, r->nr_ustack };
+		const char *names[2] = { "kernel_stack", "user_stack" };
+
+		for (int k = 0; k < 2; k++) {
+			if (n[k] < 0) {
+				aio_json_null_field(j, names[k]);
+				continue;
+			}
+			aio_json_name(j, names[k]);
+			aio_json_start_array(j);
+			for (int i = 0; i < n[k]; i++) {
+				char buf[24];
+
+				snprintf(buf, sizeof(buf), "0x%" PRIx64, st[k][i]);
+				aio_json_string(j, buf);
+			}
+			aio_json_end_array(j);
+		}
+	}
+	aio_json_end_object(j);
+}

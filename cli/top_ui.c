@@ -1,0 +1,668 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The curses view of `aioscope top`: draws a struct top_frame and turns keys
+ * into reactions. Knows nothing about the tracer or the aggregation core.
+ *
+ * No flicker: every frame is erase() + draw + refresh(); curses sends only the
+ * cells that changed. Never clear() per frame.
+ */
+#include <curses.h>
+#include <inttypes.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "top.h"
+
+static bool ui_active;
+static bool ui_utf8;
+
+enum { PAIR_HEAD = 1, PAIR_TITLE, PAIR_STUCK, PAIR_KEY };
+
+struct colspec {
+	const char *name;
+	int width;
+	bool left;		/* left-aligned text column */
+	int key;		/* sort shortcut */
+};
+
+static const struct colspec cols[TOP_NR_COLS] = {
+	[COL_PID]      = { "PID",       7, false, 'P' },
+	[COL_COMM]     = { "COMM",     15, true,  'C' },
+	[COL_DEV]      = { "DEV",      16, true,  'D' },
+	[COL_RS]       = { "R/s",       8, false, 'R' },
+	[COL_WS]       = { "W/s",       8, false, 'W' },
+	[COL_MBS]      = { "MB/s",      7, false, 'M' },
+	[COL_INFLIGHT] = { "INFLIGHT",  8, false, 'I' },
+	[COL_QDMAX]    = { "QD-MAX",    6, false, 'Q' },
+	[COL_AVG]      = { "AVG",       8, false, 'A' },
+	[COL_P99]      = { "P99",       8, false, 'L' },
+	[COL_MAX]      = { "MAX",       8, false, 'X' },
+	[COL_ERR]      = { "ERR",       6, false, 'E' },
+	[COL_CNCL]     = { "CNCL",      6, false, 'N' },
+	[COL_STUCK]    = { "STUCK",     5, false, 'S' },
+};
+
+int top_col_for_key(int ch)
+{
+	for (int c = 0; c < TOP_NR_COLS; c++)
+		if (cols[c].key == ch)
+			return c;
+	return -1;
+}
+
+int top_col_key(enum top_col c)
+{
+	return cols[c].key;
+}
+
+/* ---------- small formatters (fixed width, never wider than asked) ---------- */
+
+void top_fmt_ns(char *buf, size_t sz, uint64_t ns)
+{
+	if (ns == 0)
+		snprintf(buf, sz, "-");
+	else if (ns < 10000)
+		snprintf(buf, sz, "%" PRIu64 "ns", ns);
+	else if (ns < 10000000)
+		snprintf(buf, sz, "%.1fus", ns / 1e3);
+	else if (ns < 10000000000ULL)
+		snprintf(buf, sz, "%.2fms", ns / 1e6);
+	else
+		snprintf(buf, sz, "%.1fs", ns / 1e9);
+	/* 2.00ms reads better than 2000.0us */
+	if (ns >= 1000000 && ns < 10000000)
+		snprintf(buf, sz, "%.2fms", ns / 1e6);
+}
+
+void top_fmt_rate(char *buf, size_t sz, double v)
+{
+	if (v < 0.05)
+		snprintf(buf, sz, "0");
+	else if (v < 10)
+		snprintf(buf, sz, "%.1f", v);
+	else if (v < 1e6)
+		snprintf(buf, sz, "%.0f", v);
+	else
+		snprintf(buf, sz, "%.1fM", v / 1e6);
+}
+
+void top_fmt_count(char *buf, size_t sz, uint64_t v)
+{
+	if (v < 1000000)
+		snprintf(buf, sz, "%" PRIu64, v);
+	else
+		snprintf(buf, sz, "%.1fM", v / 1e6);
+}
+
+void top_fmt_age(char *buf, size_t sz, uint64_t ns)
+{
+	if (ns >= 100ULL * 1000000000ULL)
+		snprintf(buf, sz, "%.0fs", ns / 1e9);
+	else
+		snprintf(buf, sz, "%.3fs", ns / 1e9);
+}
+
+void top_fmt_duration(char *buf, size_t sz, double s)
+{
+	unsigned long t = (unsigned long)s;
+
+	snprintf(buf, sz, "%02lu:%02lu:%02lu", t / 3600, t / 60 % 60, t % 60);
+}
+
+/* One table cell for row @r, column @c. */
+void top_fmt_cell(char *buf, size_t sz, const struct top_row *r, enum top_col c)
+{
+	switch (c) {
+	case COL_PID:
+		if (r->pid >= 0)
+			snprintf(buf, sz, "%d", r->pid);
+		else
+			snprintf(buf, sz, "-");
+		break;
+	case COL_COMM:
+		snprintf(buf, sz, "%s", r->comm[0] ? r->comm : "-");
+		break;
+	case COL_DEV:
+		snprintf(buf, sz, "%s", r->dev[0] ? r->dev : "-");
+		break;
+	case COL_RS:
+		top_fmt_rate(buf, sz, r->r_s);
+		break;
+	case COL_WS:
+		top_fmt_rate(buf, sz, r->w_s);
+		break;
+	case COL_MBS:
+		if (r->mb_s < 0.005)
+			snprintf(buf, sz, "0");
+		else
+			snprintf(buf, sz, "%.2f", r->mb_s);
+		break;
+	case COL_INFLIGHT:
+		top_fmt_count(buf, sz, r->inflight);
+		break;
+	case COL_QDMAX:
+		top_fmt_count(buf, sz, r->max_inflight);
+		break;
+	case COL_AVG:
+		top_fmt_ns(buf, sz, r->avg_ns);
+		break;
+	case COL_P99:
+		top_fmt_ns(buf, sz, r->p99_ns);
+		break;
+	case COL_MAX:
+		top_fmt_ns(buf, sz, r->max_ns);
+		break;
+	case COL_ERR:
+		top_fmt_count(buf, sz, r->errors);
+		break;
+	case COL_CNCL:
+		top_fmt_count(buf, sz, r->cancelled);
+		break;
+	case COL_STUCK:
+		top_fmt_count(buf, sz, r->stuck);
+		break;
+	default:
+		buf[0] = '\0';
+	}
+}
+
+/* Format the column header line, marking the sort column. */
+void top_fmt_header(char *buf, size_t sz, enum top_col sort, bool ascending)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int c = 0; c < TOP_NR_COLS && off < sz; c++) {
+		char name[24];
+
+		snprintf(name, sizeof(name), "%s%s", cols[c].name,
+			 c == (int)sort ? (ascending ? "+" : "-") : "");
+		off += snprintf(buf + off, sz - off, cols[c].left ? "%-*s%s" : "%*s%s",
+				cols[c].width, name, c + 1 < TOP_NR_COLS ? " " : "");
+	}
+}
+
+void top_fmt_row(char *buf, size_t sz, const struct top_row *r)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int c = 0; c < TOP_NR_COLS && off < sz; c++) {
+		char cell[STUCK_PATH_LEN];
+
+		top_fmt_cell(cell, sizeof(cell), r, c);
+		off += snprintf(buf + off, sz - off, cols[c].left ? "%-*.*s%s" : "%*.*s%s",
+				cols[c].width, cols[c].width, cell,
+				c + 1 < TOP_NR_COLS ? " " : "");
+	}
+}
+
+/* Sparkline of @n values scaled to @max into @buf (UTF-8 blocks or ASCII). */
+void top_fmt_spark(char *buf, size_t sz, const uint64_t *v, size_t n, bool utf8)
+{
+	static const char *const blocks[] = {
+		"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588",
+	};
+	static const char ascii[] = "_.-:=+*#";
+	uint64_t max = 0;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (v[i] > max)
+			max = v[i];
+	for (size_t i = 0; i < n && off + 4 < sz; i++) {
+		unsigned int lvl = max ? (unsigned int)((v[i] * 7 + max - 1) / max) : 0;
+
+		if (lvl > 7)
+			lvl = 7;
+		if (utf8)
+			off += snprintf(buf + off, sz - off, "%s", blocks[lvl]);
+		else
+			buf[off++] = v[i] ? ascii[lvl] : ' ', buf[off] = '\0';
+	}
+}
+
+/* ------------------------------ the curses view ------------------------------ */
+
+static void ui_fini(void)
+{
+	if (!ui_active)
+		return;
+	ui_active = false;
+	curs_set(1);
+	endwin();
+}
+
+static int ui_init(struct top_view_state *st)
+{
+	const char *cs;
+
+	(void)st;
+	setlocale(LC_ALL, "");
+	cs = nl_langinfo(CODESET);
+	ui_utf8 = cs && !strcmp(cs, "UTF-8");
+	if (!initscr())
+		return -1;
+	ui_active = true;
+	atexit(ui_fini);
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	if (has_colors()) {
+		start_color();
+		use_default_colors();
+		init_pair(PAIR_HEAD, COLOR_BLACK, COLOR_CYAN);
+		init_pair(PAIR_TITLE, COLOR_CYAN, -1);
+		init_pair(PAIR_STUCK, COLOR_RED, -1);
+		init_pair(PAIR_KEY, COLOR_YELLOW, -1);
+	}
+	/* top.c's handlers only set top_exiting; getch() returns on EINTR. */
+	return 0;
+}
+
+static void put(int y, int x, const char *s)
+{
+	if (y < 0 || y >= LINES || x >= COLS)
+		return;
+	mvaddnstr(y, x, s, COLS - x);
+}
+
+/* Clip @s to the screen width as a full line, padded (for reverse video). */
+static void put_line(int y, const char *s, attr_t a)
+{
+	if (y < 0 || y >= LINES)
+		return;
+	attron(a);
+	mvaddnstr(y, 0, s, COLS);
+	for (int x = (int)strlen(s); x < COLS; x++)
+		mvaddch(y, x, ' ');
+	attroff(a);
+}
+
+static const char *const help_text[] = {
+	"aioscope top: live view of asynchronous I/O (libaio, io_uring, aiodev)",
+	"",
+	"  q           quit (also Ctrl-C)",
+	"  h ?         this help (any key closes it)",
+	"  space       pause / resume data updates (keys keep working)",
+	"  + -         longer / shorter refresh interval",
+	"  g           group rows by process -> device -> aio context -> file",
+	"  < >         sort by the column left / right of the current one",
+	"  r           reverse the sort order (descending by default)",
+	"  P C D       sort by PID, COMM, DEV",
+	"  R W M       sort by R/s, W/s, MB/s",
+	"  I Q         sort by INFLIGHT, QD-MAX",
+	"  A L X       sort by AVG, P99, MAX latency",
+	"  E N S       sort by ERR, CNCL, STUCK",
+	"              (pressing the current sort key again reverses the order)",
+	"  / text      filter rows: comm containing text, or exact pid; Enter keeps,",
+	"              Esc clears",
+	"  \\           clear the filter",
+	"  Up Down     move the selection (kept on the same row across refreshes)",
+	"  PgUp PgDn Home End   scroll",
+	"  t           show / hide the stuck-request panel",
+	"",
+	"Columns: rates and latencies cover the last interval; INFLIGHT is now,",
+	"QD-MAX the interval's maximum; STUCK counts requests pending longer than",
+	"--stuck-ms. Header: totals for the interval and a sparkline of the total",
+	"queue depth over the last minute.",
+	NULL,
+};
+
+static void draw_help(void)
+{
+	for (int i = 0; help_text[i]; i++)
+		put(i + 1, 2, help_text[i]);
+}
+
+/* Rows visible in the table area, for paging. */
+static int table_rows(const struct top_view_state *st, const struct top_frame *fr)
+{
+	int top = 5, bottom = LINES - 1;
+
+	if (st->show_stuck && fr->stuck.n) {
+		int panel = (int)fr->stuck.n + 2;
+
+		if (panel > LINES / 3)
+			panel = LINES / 3;
+		bottom -= panel;
+	}
+	return bottom - top > 0 ? bottom - top : 0;
+}
+
+static long selected_index(struct top_view_state *st, const struct top_frame *fr)
+{
+	if (!fr->nrows)
+		return -1;
+	if (st->have_selection)
+		for (size_t i = 0; i < fr->nrows; i++)
+			if (fr->rows[i].key == st->selected_key)
+				return (long)i;
+	return -1;
+}
+
+static void ui_draw(struct top_view_state *st, const struct top_frame *fr)
+{
+	char line[1024], a[32], b[32], c[32], d[32], e[32], spark[TOP_SPARK_LEN * 4 + 8];
+	const struct top_totals *t = &fr->tot;
+	time_t now = (time_t)(fr->ts_ns / 1000000000ULL);
+	struct tm tm;
+	long sel;
+	int y, nvis;
+
+	erase();
+	if (st->show_help) {
+		draw_help();
+		refresh();
+		return;
+	}
+	localtime_r(&now, &tm);
+	strftime(a, sizeof(a), "%H:%M:%S", &tm);
+	top_fmt_duration(b, sizeof(b), fr->elapsed_s);
+	snprintf(line, sizeof(line),
+		 "aiotop %s  tracing %s  mode %s  interval %.1fs  by %s%s",
+		 a, b, fr->mode ? fr->mode : "-", st->interval_s,
+		 top_group_name(st->group), st->paused ? "  [PAUSED]" : "");
+	attron(A_BOLD);
+	put(0, 0, line);
+	attroff(A_BOLD);
+
+	top_fmt_rate(a, sizeof(a), t->r_s);
+	top_fmt_rate(b, sizeof(b), t->w_s);
+	snprintf(line, sizeof(line),
+		 "IOPS r %s w %s  MB/s %.2f  inflight %" PRIu64 " (max %" PRIu64 ")",
+		 a, b, t->mb_s, t->inflight, t->max_inflight);
+	put(1, 0, line);
+
+	top_fmt_ns(a, sizeof(a), t->avg_ns);
+	top_fmt_ns(b, sizeof(b), t->p50_ns);
+	top_fmt_ns(c, sizeof(c), t->p99_ns);
+	top_fmt_ns(d, sizeof(d), t->max_ns);
+	snprintf(line, sizeof(line),
+		 "lat avg %s p50 %s p99 %s max %s  err %" PRIu64 "  cncl %" PRIu64
+		 "  lost %" PRIu64 "  ", a, b, c, d, t->errors, t->cancelled, t->lost);
+	put(2, 0, line);
+	snprintf(e, sizeof(e), "stuck %" PRIu64, t->stuck);
+	if (t->stuck && has_colors())
+		attron(COLOR_PAIR(PAIR_STUCK) | A_BOLD);
+	addnstr(e, COLS > getcurx(stdscr) ? COLS - getcurx(stdscr) : 0);
+	attroff(COLOR_PAIR(PAIR_STUCK) | A_BOLD);
+
+	top_fmt_spark(spark, sizeof(spark), fr->spark, fr->nspark, ui_utf8);
+	{
+		uint64_t mx = 0;
+
+		for (size_t i = 0; i < fr->nspark; i++)
+			if (fr->spark[i] > mx)
+				mx = fr->spark[i];
+		snprintf(line, sizeof(line), "QD 60s [%s] max %" PRIu64, spark, mx);
+	}
+	put(3, 0, line);
+
+	top_fmt_header(line, sizeof(line), st->sort_col, st->ascending);
+	put_line(4, line, has_colors() ? COLOR_PAIR(PAIR_HEAD) : A_REVERSE);
+
+	nvis = table_rows(st, fr);
+	sel = selected_index(st, fr);
+	if (sel < 0 && fr->nrows) {
+		/* selection lost (filtered or gone): stay at the same place */
+		size_t at = st->scroll < fr->nrows ? st->scroll : fr->nrows - 1;
+
+		sel = st->have_selection ? (long)at : 0;
+		st->selected_key = fr->rows[sel].key;
+		st->have_selection = true;
+	}
+	if (sel >= 0) {
+		if ((size_t)sel < st->scroll)
+			st->scroll = sel;
+		if (nvis > 0 && (size_t)sel >= st->scroll + nvis)
+			st->scroll = sel - nvis + 1;
+	}
+	if (st->scroll >= fr->nrows)
+		st->scroll = 0;
+	y = 5;
+	for (size_t i = st->scroll; i < fr->nrows && y < 5 + nvis; i++, y++) {
+		top_fmt_row(line, sizeof(line), &fr->rows[i]);
+		if ((long)i == sel)
+			put_line(y, line, A_REVERSE);
+		else
+			put(y, 0, line);
+	}
+	if (!fr->nrows)
+		put(5, 1, fr->nrows_all ? "(no row matches the filter)"
+					: "(no asynchronous I/O in this interval)");
+
+	if (st->show_stuck && fr->stuck.n) {
+		int py = 5 + nvis, room = LINES - 1 - py - 1;
+
+		snprintf(line, sizeof(line),
+			 "STUCK: %zu pending longer than the threshold, oldest first", fr->stuck.n);
+		put_line(py, line, has_colors() ? COLOR_PAIR(PAIR_STUCK) | A_BOLD : A_BOLD);
+		py++;
+		snprintf(line, sizeof(line), "%9s %7s %-15s %-5s %-16s %12s %8s %s",
+			 "AGE", "PID", "COMM", "OP", "DEVICE/FILE", "OFFSET", "BYTES", "REQUEST");
+		put(py++, 0, line);
+		room--;
+		for (size_t i = 0; i < fr->stuck.n && room > 0; i++, room--) {
+			const struct stuck_req *r = &fr->stuck.v[i];
+
+			top_fmt_age(a, sizeof(a), r->age_ns);
+			snprintf(line, sizeof(line),
+				 "%9s %7d %-15s %-5s %-16.16s %12" PRIu64 " %8" PRIu64 " 0x%" PRIx64,
+				 a, r->pid, r->comm, r->op, r->path, r->offset, r->bytes, r->id);
+			put(py++, 0, line);
+		}
+	}
+
+	if (st->filter_editing)
+		snprintf(line, sizeof(line), "Filter (comm or pid): %s_", st->filter);
+	else if (st->filter[0])
+		snprintf(line, sizeof(line),
+			 "filter: %s (%zu of %zu)   h help  q quit  / filter  \\ clear  g group  space pause",
+			 st->filter, fr->nrows, fr->nrows_all);
+	else
+		snprintf(line, sizeof(line),
+			 "h help  q quit  / filter  g group  < > sort  r reverse  space pause  +/- interval  t stuck");
+	put_line(LINES - 1, line, A_REVERSE);
+	refresh();
+}
+
+static const double steps[] = { 0.1, 0.2, 0.5, 1, 2, 3, 5, 10, 30, 60 };
+
+double top_interval_step(double cur, int dir)
+{
+	size_t n = sizeof(steps) / sizeof(steps[0]);
+
+	if (dir > 0) {
+		for (size_t i = 0; i < n; i++)
+			if (steps[i] > cur + 1e-9)
+				return steps[i];
+		return steps[n - 1];
+	}
+	for (size_t i = n; i-- > 0;)
+		if (steps[i] < cur - 1e-9)
+			return steps[i];
+	return steps[0];
+}
+
+static void move_selection(struct top_view_state *st, const struct top_frame *fr, long delta)
+{
+	long sel = selected_index(st, fr), n = (long)fr->nrows;
+
+	if (!n)
+		return;
+	if (sel < 0)
+		sel = 0;
+	sel += delta;
+	if (sel < 0)
+		sel = 0;
+	if (sel >= n)
+		sel = n - 1;
+	st->selected_key = fr->rows[sel].key;
+	st->have_selection = true;
+}
+
+int top_handle_key(struct top_view_state *st, const struct top_frame *fr, int ch)
+{
+	int col;
+
+	if (st->show_help && ch != KEY_RESIZE && ch != ERR) {
+		st->show_help = false;
+		return ch == 'q' ? TOP_R_QUIT : TOP_R_REDRAW;
+	}
+	if (st->filter_editing) {
+		size_t len = strlen(st->filter);
+
+		switch (ch) {
+		case 27:		/* Esc */
+			st->filter[0] = '\0';
+			st->filter_editing = false;
+			return TOP_R_REMAP;
+		case '\r':
+		case '\n':
+		case KEY_ENTER:
+			st->filter_editing = false;
+			return TOP_R_REDRAW;
+		case KEY_BACKSPACE:
+		case 127:
+		case 8:
+			if (len)
+				st->filter[len - 1] = '\0';
+			return TOP_R_REMAP;
+		default:
+			if (ch >= 32 && ch < 127 && len + 1 < sizeof(st->filter)) {
+				st->filter[len] = (char)ch;
+				st->filter[len + 1] = '\0';
+				return TOP_R_REMAP;
+			}
+			return TOP_R_NONE;
+		}
+	}
+	switch (ch) {
+	case 'q':
+		return TOP_R_QUIT;
+	case 'h':
+	case '?':
+	case KEY_F(1):
+		st->show_help = true;
+		return TOP_R_REDRAW;
+	case ' ':
+		st->paused = !st->paused;
+		return TOP_R_REDRAW;
+	case '+':
+	case '=':
+		st->interval_s = top_interval_step(st->interval_s, 1);
+		return TOP_R_RETIME | TOP_R_REDRAW;
+	case '-':
+		st->interval_s = top_interval_step(st->interval_s, -1);
+		return TOP_R_RETIME | TOP_R_REDRAW;
+	case 'g':
+		st->group = (st->group + 1) % TOP_NR_GROUPS;
+		st->have_selection = false;
+		st->scroll = 0;
+		return TOP_R_REMAP;
+	case '<':
+	case ',':
+		st->sort_col = (st->sort_col + TOP_NR_COLS - 1) % TOP_NR_COLS;
+		return TOP_R_REMAP;
+	case '>':
+	case '.':
+		st->sort_col = (st->sort_col + 1) % TOP_NR_COLS;
+		return TOP_R_REMAP;
+	case 'r':
+		st->ascending = !st->ascending;
+		return TOP_R_REMAP;
+	case '/':
+		st->filter_editing = true;
+		st->filter[0] = '\0';
+		return TOP_R_REMAP;
+	case '\\':
+		st->filter[0] = '\0';
+		return TOP_R_REMAP;
+	case 't':
+		st->show_stuck = !st->show_stuck;
+		return TOP_R_REDRAW;
+	case KEY_UP:
+	case 'k':
+		move_selection(st, fr, -1);
+		return TOP_R_REDRAW;
+	case KEY_DOWN:
+	case 'j':
+		move_selection(st, fr, 1);
+		return TOP_R_REDRAW;
+	case KEY_PPAGE:
+		move_selection(st, fr, -(long)(LINES > 10 ? LINES - 10 : 1));
+		return TOP_R_REDRAW;
+	case KEY_NPAGE:
+		move_selection(st, fr, LINES > 10 ? LINES - 10 : 1);
+		return TOP_R_REDRAW;
+	case KEY_HOME:
+		move_selection(st, fr, -(long)fr->nrows);
+		return TOP_R_REDRAW;
+	case KEY_END:
+		move_selection(st, fr, (long)fr->nrows);
+		return TOP_R_REDRAW;
+	case KEY_RESIZE:
+		return TOP_R_REDRAW;
+	case 12:		/* Ctrl-L: repaint everything */
+		clearok(curscr, TRUE);
+		return TOP_R_REDRAW;
+	}
+	col = top_col_for_key(ch);
+	if (col >= 0) {
+		if ((int)st->sort_col == col)
+			st->ascending = !st->ascending;
+		else
+			st->ascending = false;
+		st->sort_col = col;
+		return TOP_R_REMAP;
+	}
+	return TOP_R_NONE;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * Wait for keys until @deadline_ns (CLOCK_MONOTONIC); the first key that needs
+ * work ends the wait. Input sets the pace: timeout() expires at the deadline.
+ */
+static int ui_wait(struct top_view_state *st, const struct top_frame *fr, uint64_t deadline_ns)
+{
+	for (;;) {
+		uint64_t now = mono_ns();
+		int ch, react;
+
+		if (top_exiting)
+			return TOP_R_QUIT;
+		if (now >= deadline_ns)
+			return TOP_R_NONE;
+		timeout((int)((deadline_ns - now + 999999) / 1000000));
+		ch = getch();
+		if (ch == ERR)
+			continue;	/* timeout or EINTR: loop re-checks */
+		react = top_handle_key(st, fr, ch);
+		if (react)
+			return react;
+	}
+}
+
+const struct top_view top_curses_view = {
+	.name = "curses",
+	.init = ui_init,
+	.draw = ui_draw,
+	.wait = ui_wait,
+	.fini = ui_fini,
+};
