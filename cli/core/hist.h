@@ -25,6 +25,18 @@ struct aio_hist {
 	__u64 buckets[AIO_HIST_BUCKETS];	/* count per bucket */
 };
 
+/*
+ * aio_delta - wrap-safe difference of a monotonic counter: cur - prev modulo
+ * 2^64. A modular difference above 2^63 means the counter went backwards
+ * (the kernel side was reset or re-created), not that it wrapped: 0 then.
+ */
+static inline __u64 aio_delta(__u64 cur, __u64 prev)
+{
+	__u64 d = cur - prev;
+
+	return d > (1ULL << 63) ? 0 : d;
+}
+
 /* aio_hist_reset - make h empty (count 0, every bucket 0). */
 void aio_hist_reset(struct aio_hist *h);
 
@@ -53,9 +65,9 @@ int aio_hist_add_buckets(struct aio_hist *h, const __u64 *counts, size_t n);
 
 /*
  * aio_hist_diff - interval delta of monotonic histograms: out = cur - prev,
- * bucket by bucket, count and sum, each with wrap-safe unsigned subtraction
- * (a counter that went backwards yields 0 for that bucket: the kernel side
- * was reset). out->min/max are the edges of the lowest/highest non-empty
+ * bucket by bucket and sum, each with aio_delta() (wrap-safe; a counter that
+ * went backwards gives 0); out->count is the sum of the bucket deltas.
+ * out->min/max are the edges of the lowest/highest non-empty
  * delta bucket, clamped to cur's min/max. out may alias cur or prev.
  */
 void aio_hist_diff(struct aio_hist *out, const struct aio_hist *cur,
