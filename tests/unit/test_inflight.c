@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of cli/core/inflight.[ch]. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/core/inflight.h"
+#include "unit.h"
+
+static struct aio_req mkreq(__u64 id, __u64 ts, __u32 pid, __u32 dev,
+			    __u64 ctx, __u64 ino)
+{
+	struct aio_req r;
+
+	memset(&r, 0, sizeof(r));
+	r.id = id;
+	r.ts_ns = ts;
+	r.pid = pid;
+	r.tid = pid + 1;
+	r.dev = dev;
+	r.ctx = ctx;
+	r.ino = ino;
+	r.offset = (__s64)id * 4096;
+	r.len = 4096;
+	r.op = id & 1;
+	r.api = 1;
+	snprintf(r.comm, sizeof(r.comm), "proc%u", pid);
+	return r;
+}
+
+static void test_inflight_struct_size(void)
+{
+	UASSERT(sizeof(struct aio_req) == 80, "struct aio_req is %zu bytes",
+		sizeof(struct aio_req));
+}
+
+static void test_inflight_insert_lookup_remove(void)
+{
+	struct aio_inflight *t = aio_inflight_new(0);
+	struct aio_req r = mkreq(0xffff888012345600ULL, 100, 7, 1, 2, 3), o;
+	const struct aio_req *p;
+
+	UASSERT(t, "new failed");
+	UASSERT(aio_inflight_count(t) == 0, "new table not empty");
+	UASSERT(aio_inflight_insert(t, &r) == 0, "insert");
+	UASSERT(aio_inflight_count(t) == 1, "count after insert");
+	p = aio_inflight_lookup(t, r.id);
+	UASSERT(p && !memcmp(p, &r, sizeof(r)), "lookup returned wrong data");
+	UASSERT(aio_inflight_lookup(t, r.id + 64) == NULL,
+		"lookup of an absent id found something");
+	memset(&o, 0, sizeof(o));
+	UASSERT(aio_inflight_remove(t, r.id, &o) == 0, "remove");
+	UASSERT(!memcmp(&o, &r, sizeof(r)), "remove copied wrong data");
+	UASSERT(aio_inflight_count(t) == 0, "count after remove");
+	UASSERT(aio_inflight_lookup(t, r.id) == NULL, "lookup after remove");
+	UASSERT(aio_inflight_remove(t, r.id, NULL) == -ENOENT,
+		"second remove should be -ENOENT");
+	aio_inflight_free(t);
+}
+
+static void test_inflight_invalid_arguments(void)
+{
+	struct aio_inflight *t = aio_inflight_new(0);
+	struct aio_req r = mkreq(0, 1, 1, 1, 1, 1), *out = (void *)1;
+	struct aio_depth d;
+	size_t pos = 0;
+
+	UASSERT(t, "new failed");
+	UASSERT(aio_inflight_insert(t, &r) == -EINVAL, "id 0 accepted");
+	UASSERT(aio_inflight_insert(t, NULL) == -EINVAL, "NULL req accepted");
+	UASSERT(aio_inflight_insert(NULL, &r) == -EINVAL, "NULL table");
+	UASSERT(aio_inflight_remove(t, 0, NULL) == -EINVAL, "remove id 0");
+	UASSERT(aio_inflight_lookup(t, 0) == NULL, "lookup id 0");
+	UASSERT(aio_inflight_older(t, 0, 0, NULL) == -EINVAL, "older NULL");
+	UASSERT(aio_inflight_older(NULL, 0, 0, &out) == -EINVAL &&
+			out == NULL, "older NULL table");
+	UASSERT(aio_inflight_depth(t, AIO_GROUP_NR, 1, &d) == -EINVAL,
+		"bad group kind accepted");
+	UASSERT(aio_inflight_depth_next(t, (enum aio_group)-1, &pos, &d) ==
+			-EINVAL, "bad group kind accepted by iterator");
+	UASSERT(aio_group_key(&r, AIO_GROUP_NR) == 0, "bad kind key");
+	aio_inflight_free(t);
+	aio_inflight_free(NULL);
+}
+
+static void test_inflight_replace_existing_id(void)
+{
+	struct aio_inflight *t = aio_inflight_new(0);
+	struct aio_req a = mkreq(0x1000, 1, 10, 1, 0, 5);
+	struct aio_req b = mkreq(0x1000, 2, 20, 1, 0, 5);
+	struct aio_inflight_stats st;
+	struct aio_depth d;
+
+	UASSERT(t, "new failed");
+	UASSERT(aio_inflight_insert(t, &a) == 0, "insert a");
+	UASSERT(aio_inflight_insert(t, &b) == 1, "reinsert should return 1");
+	UASSERT(aio_inflight_count(t) == 1, "count %zu",
+		aio_inflight_count(t));
+	UASSERT(aio_inflight_lookup(t, 0x1000)->pid == 20, "not replaced");
+	aio_inflight_depth(t, AIO_GROUP_PID, 10, &d);
+	UASSERT(d.cur == 0, "old pid still counted: %u", d.cur);
+	aio_inflight_depth(t, AIO_GROUP_PID, 20, &d);
+	UASSERT(d.cur == 1, "new pid not counted: %u", d.cur);
+	aio_inflight_stats(t, &st);
+	UASSERT(st.replaced == 1 && st.inserted == 2, "stats %llu/%llu",
+		(unsigned long long)st.replaced,
+		(unsigned long long)st.inserted);
+	aio_inflight_free(t);
+}
+
+static void test_inflight_full_table_drops(void)
+{
+	struct aio_inflight *t = aio_inflight_new(3);
+	struct aio_inflight_stats st;
+	struct aio_req r;
+	int i;
+
+	UASSERT(t, "new failed");
+	for (i = 1; i <= 3; i++) {
+		r = mkreq((__u64)i * 64, 1, 1, 1, 1, 1);
+		UASSERT(aio_inflight_insert(t, &r) == 0, "insert %d", i);
+	}
+	r = mkreq(4 * 64, 1, 1, 1, 1, 1);
+	UASSERT(aio_inflight_insert(t, &r) == -ENOSPC, "4th insert accepted");
+	r = mkreq(2 * 64, 9, 1, 1, 1, 1);
+	UASSERT(aio_inflight_insert(t, &r) == 1,
+		"replacing in a full table must work");
+	aio_inflight_remove(t, 64, NULL);
+	r = mkreq(4 * 64, 1, 1, 1, 1, 1);
+	UASSERT(aio_inflight_insert(t, &r) == 0, "insert after remove");
+	aio_inflight_stats(t, &st);
+	UASSERT(st.dropped == 1, "dropped %llu",
+		(unsigned long long)st.dropped);
+	aio_inflight_free(t);
+}
+
+/* random churn against a reference array, through several resizes */
+static void test_inflight_random_churn_matches_reference(void)
+{
+	enum { U = 20000, OPS = 400000 };
+	static bool present[U];
+	struct aio_inflight *t = aio_inflight_new(0);
+	unsigned long long s = 7;
+	size_t n = 0, i, pos = 0, seen = 0;
+	const struct aio_req *p;
+	int op;
+
+	UASSERT(t, "new failed");
+	memset(present, 0, sizeof(present));
+	for (op = 0; op < OPS; op++) {
+		size_t k = unit_rand(&s) % U;
+		/* kiocb-like ids: aligned kernel addresses */
+		__u64 id = 0xffff888000000000ULL + (__u64)k * 192;
+		/* grow during the first half, then balance */
+		bool ins = op < OPS / 2 ? (unit_rand(&s) % 4 != 0) :
+					  (unit_rand(&s) % 2 == 0);
+
+		if (ins) {
+			struct aio_req r = mkreq(id, op, k % 50, k % 3, k % 7,
+						 k);
+			int rc = aio_inflight_insert(t, &r);
+
+			UASSERT(rc == (present[k] ? 1 : 0),
+				"insert %zu rc %d (present %d)", k, rc,
+				present[k]);
+			if (!present[k])
+				n++;
+			present[k] = true;
+		} else {
+			int rc = aio_inflight_remove(t, id, NULL);
+
+			UASSERT(rc == (present[k] ? 0 : -ENOENT),
+				"remove %zu rc %d (present %d)", k, rc,
+				present[k]);
+			if (present[k])
+				n--;
+			present[k] = false;
+		}
+		UASSERT(aio_inflight_count(t) == n, "count %zu, expected %zu",
+			aio_inflight_count(t), n);
+	}
+	for (i = 0; i < U; i++) {
+		__u64 id = 0xffff888000000000ULL + (__u64)i * 192;
+
+		p = aio_inflight_lookup(t, id);
+		UASSERT((p != NULL) == present[i], "lookup %zu: %p vs %d", i,
+			(const void *)p, present[i]);
+		UASSERT(!p || p->ino == i, "entry %zu has ino %llu", i,
+			(unsigned long long)p->ino);
+	}
+	while ((p = aio_inflight_next(t, &pos)) != NULL)
+		seen++;
+	UASSERT(seen == n, "iteration saw %zu of %zu", seen, n);
+	aio_inflight_free(t);
+}
+
+static void test_inflight_older_threshold_and_order(void)
+{
+	struct aio_inflight *t = aio_inflight_new(0);
+	struct aio_req r, *v = NULL;
+	ssize_t n;
+
+	UASSERT(t, "new failed");
+	n = aio_inflight_older(t, 1000, 0, &v);
+	UASSERT(n == 0 && v == NULL, "empty table: %zd", n);
+	r = mkreq(0x300, 500, 1, 1, 1, 1);	/* age 500 */
+	aio_inflight_insert(t, &r);
+	r = mkreq(0x100, 100, 1, 1, 1, 1);	/* age 900 */
+	aio_inflight_insert(t, &r);
+	r = mkreq(0x200, 100, 1, 1, 1, 1);	/* age 900, larger id */
+	aio_inflight_insert(t, &r);
+	r = mkreq(0x400, 501, 1, 1, 1, 1);	/* age 499 */
+	aio_inflight_insert(t, &r);
+	r = mkreq(0x500, 2000, 1, 1, 1, 1);	/* future: age 0 */
+	aio_inflight_insert(t, &r);
+	n = aio_inflight_older(t, 1000, 500, &v);
+	UASSERT(n == 3 && v, "age >= 500: %zd entries", n);
+	UASSERT(v[0].id == 0x100 && v[1].id == 0x200 && v[2].id == 0x300,
+		"order %llx %llx %llx", (unsigned long long)v[0].id,
+		(unsigned long long)v[1].id, (unsigned long long)v[2].id);
+	free(v);
+	n = aio_inflight_older(t, 1000, 501, &v);
+	UASSERT(n == 2, "age >= 501: %zd entries", n);
+	free(v);
+	n = aio_inflight_older(t, 1000, 0, &v);
+	UASSERT(n == 5 && v[4].id == 0x500, "age >= 0: %zd entries", n);
+	free(v);
+	n = aio_inflight_older(t, 1000, 901, &v);
+	UASSERT(n == 0 && v == NULL, "nothing older than 901: %zd", n);
+	aio_inflight_free(t);
+}
+
+static void test_inflight_group_depth_and_max(void)
+{
+	struct aio_inflight *t = aio_inflight_new(0);
+	struct aio_depth d;
+	struct aio_req r;
+	__u32 cur, max;
+	int i;
+
+	UASSERT(t, "new failed");
+	/* pid 100: 4 requests on dev 8, ctx 0xa; pid 200: 2 on dev 9 */
+	for (i = 0; i < 4; i++) {
+		r = mkreq(0x1000 + i * 64, 1, 100, 8, 0xa, 11);
+		aio_inflight_insert(t, &r);
+	}
+	for (i = 0; i < 2; i++) {
+		r = mkreq(0x2000 + i * 64, 1, 200, 9, 0xb, 12);
+		aio_inflight_insert(t, &r);
+	}
+	UASSERT(aio_inflight_depth(t, AIO_GROUP_PID, 100, &d) == 0 &&
+			d.cur == 4 && d.max == 4, "pid 100: %u/%u", d.cur,
+		d.max);
+	UASSERT(aio_inflight_depth(t, AIO_GROUP_DEV, 9, &d) == 0 &&
+			d.cur == 2, "dev 9: %u", d.cur);
+	UASSERT(aio_inflight_depth(t, AIO_GROUP_CTX, 0xa, &d) == 0 &&
+			d.cur == 4, "ctx a: %u", d.cur);
+	UASSERT(aio_inflight_depth(t, AIO_GROUP_FILE, (8ULL << 32) ^ 11, &d) ==
+			0 && d.cur == 4, "file 8:11: %u", d.cur);
+	for (i = 0; i < 3; i++)
+		aio_inflight_remove(t, 0x1000 + i * 64, NULL);
+	aio_inflight_depth(t, AIO_GROUP_PID, 100, &d);
+	UASSERT(d.cur == 1 && d.max == 4, "after removes: %u/%u", d.cur,
+		d.max);
+	aio_inflight_total_depth(t, &cur, &max);
+	UASSERT(cur == 3 && max == 6, "total %u/%u", cur, max);
+	aio_inflight_interval_reset(t);
+	aio_inflight_depth(t, AIO_GROUP_PID, 100, &d);
+	UASSERT(d.cur == 1 && d.max == 1, "after reset: %u/%u", d.cur, d.max);
+	aio_inflight_total_depth(t, &cur, &max);
+	UASSERT(cur == 3 && max == 3, "total after reset %u/%u", cur, max);
+	aio_inflight_remove(t, 0x1000 + 3 * 64, NULL);
+	aio_inflight_depth(t, AIO_GROUP_PID, 100, &d);
+	UASSERT(d.cur == 0 && d.max == 1, "drained in interval: %u/%u",
+		d.cur, d.max);
+	aio_inflight_interval_reset(t);
+	UASSERT(aio_inflight_depth(t, AIO_GROUP_PID, 100, &d) == -ENOENT &&
+			d.cur == 0 && d.max == 0,
+		"idle group should be forgotten after reset");
+	UASSERT(aio_inflight_depth(t, AIO_GROUP_PID, 200, &d) == 0 &&
+			d.cur == 2, "pid 200 lost by reset");
+	aio_inflight_free(t);
+}
+
+static void test_inflight_depth_iteration(void)
+{
+	struct aio_inflight *t = aio_inflight_new(0);
+	struct aio_depth d;
+	struct aio_req r;
+	size_t pos = 0;
+	__u32 sum = 0, groups = 0;
+	int i;
+
+	UASSERT(t, "new failed");
+	for (i = 0; i < 300; i++) {
+		r = mkreq(0x10000 + i * 64, 1, 1000 + i % 100, 1, 0, 0);
+		aio_inflight_insert(t, &r);
+	}
+	while (aio_inflight_depth_next(t, AIO_GROUP_PID, &pos, &d) == 1) {
+		UASSERT(d.cur == 3, "pid %llu depth %u",
+			(unsigned long long)d.key, d.cur);
+		sum += d.cur;
+		groups++;
+	}
+	UASSERT(groups == 100 && sum == 300, "%u groups, %u requests", groups,
+		sum);
+	/* many idle groups deleted in one reset (backward shifts) */
+	for (i = 0; i < 300; i++)
+		if (i % 100 >= 10)
+			aio_inflight_remove(t, 0x10000 + i * 64, NULL);
+	aio_inflight_interval_reset(t);
+	pos = 0;
+	groups = 0;
+	while (aio_inflight_depth_next(t, AIO_GROUP_PID, &pos, &d) == 1) {
+		UASSERT(d.key >= 1000 && d.key < 1010 && d.cur == 3 &&
+				d.max == 3, "survivor pid %llu %u/%u",
+			(unsigned long long)d.key, d.cur, d.max);
+		groups++;
+	}
+	UASSERT(groups == 10, "%u groups after reset", groups);
+	aio_inflight_free(t);
+}
+
+static void test_inflight_memory_per_request(void)
+{
+	enum { N = 100000 };
+	struct aio_inflight *t = aio_inflight_new(0);
+	struct aio_inflight_stats st;
+	double per;
+	int i;
+
+	UASSERT(t, "new failed");
+	for (i = 0; i < N; i++) {
+		struct aio_req r = mkreq(0xffff888000000000ULL + i * 256ULL, i,
+					 i % 64, i % 4, i % 16, i % 1000);
+
+		UASSERT(aio_inflight_insert(t, &r) == 0, "insert %d", i);
+	}
+	aio_inflight_stats(t, &st);
+	per = (double)st.bytes / N;
+	printf("# %d pending requests: %zu bytes, %.1f bytes per request "
+	       "(capacity %zu slots)\n", N, st.bytes, per, st.capacity);
+	UASSERT(per <= 2.0 * 2 * sizeof(struct aio_req),
+		"%.1f bytes per pending request", per);
+	aio_inflight_free(t);
+}
+
+int main(void)
+{
+	RUN(test_inflight_struct_size);
+	RUN(test_inflight_insert_lookup_remove);
+	RUN(test_inflight_invalid_arguments);
+	RUN(test_inflight_replace_existing_id);
+	RUN(test_inflight_full_table_drops);
+	RUN(test_inflight_random_churn_matches_reference);
+	RUN(test_inflight_older_threshold_and_order);
+	RUN(test_inflight_group_depth_and_max);
+	RUN(test_inflight_depth_iteration);
+	RUN(test_inflight_memory_per_request);
+	return unit_done("inflight");
+}
