@@ -23,11 +23,7 @@
 #include "top.h"
 #include "tracer.h"
 
-#if __has_include("commands.h")
 #include "commands.h"
-#else
-int cmd_stuck(int argc, char **argv);
-#endif
 
 #define EXIT_STUCK 3
 
@@ -85,39 +81,13 @@ static const struct argp_option opts[] = {
 	{},
 };
 
-static int parse_ulong(const char *s, unsigned long long max, unsigned long long *out)
-{
-	char *end;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	if (errno || *end || *out > max)
-		return -1;
-	return 0;
-}
-
-static int parse_seconds(const char *s, double *out)
-{
-	char *end;
-
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	*out = strtod(s, &end);
-	if (errno || *end || !(*out >= 0.01 && *out <= 3600))
-		return -1;
-	return 0;
-}
-
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
-	unsigned long long v;
+	uint64_t v;
 
 	switch (key) {
 	case 'o':
-		if (parse_ulong(arg, 1000ULL * 86400 * 365, &v))
+		if (parse_u64(arg, 0, 1000ULL * 86400 * 365, &v))
 			argp_error(state, "invalid --older-than: %s (milliseconds)", arg);
 		env.older_than_ms = v;
 		break;
@@ -128,11 +98,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.watch = true;
 		break;
 	case 'i':
-		if (parse_seconds(arg, &env.interval_s))
+		if (parse_seconds(arg, false, &env.interval_s) || env.interval_s < 0.01 ||
+		    env.interval_s > 3600)
 			argp_error(state, "invalid interval: %s (0.01 to 3600 seconds)", arg);
 		break;
 	case 'n':
-		if (parse_ulong(arg, 1000000000, &v) || !v)
+		if (parse_u64(arg, 1, 1000000000, &v))
 			argp_error(state, "invalid count: %s", arg);
 		env.count = (long)v;
 		break;
@@ -140,7 +111,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.stack = true;
 		break;
 	case 'p':
-		if (parse_ulong(arg, 4194304, &v) || !v)
+		if (parse_u64(arg, 1, 4194304, &v))
 			argp_error(state, "invalid pid: %s", arg);
 		env.pid = (int)v;
 		break;

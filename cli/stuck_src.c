@@ -424,6 +424,7 @@ const char *top_file_name(int32_t pid, uint32_t kdev, uint64_t ino, char *buf, s
 struct from_tracer {
 	struct stuck_list *l;
 	uint64_t now, min_age;
+	bool loose;	/* syscalls mode: ids are user iocb pointers */
 	int err;
 };
 
@@ -439,7 +440,13 @@ static int add_inflight(void *ctx, const struct tracer_inflight *q)
 	for (size_t i = 0; i < ft->l->n; i++) {
 		const struct stuck_req *o = &ft->l->v[i];
 
-		if (o->src == STUCK_SRC_DEBUGFS && (o->id == q->id || (q->obj && o->obj == q->obj)))
+		if (o->src != STUCK_SRC_DEBUGFS)
+			continue;
+		if (o->id == q->id || (q->obj && o->obj == q->obj))
+			return 0;
+		/* syscalls mode: ids differ; the same submitter, op, offset, length */
+		if (ft->loose && o->pid == q->pid && o->offset == (uint64_t)q->offset &&
+		    o->bytes == q->bytes && !strcmp(o->op, tracer_op_name(q->op)))
 			return 0;
 	}
 	r = stuck_list_add(ft->l);
@@ -465,7 +472,8 @@ static int add_inflight(void *ctx, const struct tracer_inflight *q)
 
 int stuck_from_tracer(struct tracer *t, struct stuck_list *l, uint64_t older_than_ns)
 {
-	struct from_tracer ft = { .l = l, .now = tracer_now_ns(), .min_age = older_than_ns };
+	struct from_tracer ft = { .l = l, .now = tracer_now_ns(), .min_age = older_than_ns,
+				  .loose = !strcmp(tracer_mode_name(t), "syscalls") };
 	int rc = tracer_inflight_foreach(t, add_inflight, &ft);
 
 	if (ft.err)

@@ -1,13 +1,987 @@
 // SPDX-License-Identifier: GPL-2.0
-/* aioscope top: live dashboard of asynchronous I/O (work in progress). */
-#include <stdio.h>
+/*
+ * aioscope top (aiotop): live dashboard of asynchronous I/O.
+ *
+ * Three layers (htop style):
+ *   collect  tracer events -> core group tables (one per grouping, so switching
+ *            the grouping shows history at once); at each interval end the
+ *            in-flight picture (tracer in-flight table + aiodev debugfs
+ *            listing), the kernel's queue-depth counters and the stuck list
+ *   map      the current table's visible rows (core: filter, stable sort)
+ *            -> struct top_frame
+ *   draw     a view: curses (top_ui.c) or batch (plain text or JSON lines)
+ * Keys return reactions (top_ui.c); this loop decides what to recollect,
+ * remap or redraw.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
 
-int cmd_top(int argc, char **argv);
+#include "core/format.h"
+#include "core/hist.h"
+#include "core/inflight.h"
+#include "core/json.h"
+#include "core/table.h"
+#include "top.h"
+#include "tracer.h"
+
+#include "commands.h"
+
+#define SLICE_NS	100000000ULL	/* drain the ring buffer at least every 100 ms */
+
+volatile sig_atomic_t top_exiting;
+
+static struct top_env {
+	double interval_s;
+	long count;
+	bool batch, json, verbose;
+	uint64_t stuck_ms;
+	int pid;
+	enum top_group group;
+	enum top_col sort;
+	bool ascending;
+	enum tracer_mode mode;
+} env;
+
+static const char *const group_names[TOP_NR_GROUPS] = {
+	[TOP_BY_PROCESS] = "process",
+	[TOP_BY_DEVICE] = "device",
+	[TOP_BY_CONTEXT] = "context",
+	[TOP_BY_FILE] = "file",
+};
+
+static const enum aio_group group_kind[TOP_NR_GROUPS] = {
+	[TOP_BY_PROCESS] = AIO_GROUP_PID,
+	[TOP_BY_DEVICE] = AIO_GROUP_DEV,
+	[TOP_BY_CONTEXT] = AIO_GROUP_CTX,
+	[TOP_BY_FILE] = AIO_GROUP_FILE,
+};
+
+const char *top_group_name(enum top_group g)
+{
+	return g < TOP_NR_GROUPS ? group_names[g] : "?";
+}
+
+const char *top_col_name(enum top_col c)
+{
+	return aio_col_name((enum aio_col)(c + 1));
+}
+
+/* ------------------------------ collect ------------------------------ */
+
+struct qd_ent {
+	enum tracer_qd_kind kind;
+	uint64_t key;
+	int64_t now;
+	uint64_t max;
+};
+
+struct top_collect {
+	struct tracer *tr;
+	struct aio_table *tab[TOP_NR_GROUPS];
+	struct aio_inflight *inf;
+	struct stuck_list stuck;
+	struct qd_ent *qd;
+	size_t nqd, qdcap;
+	int64_t qd_total_now;
+	uint64_t qd_total_max;
+	struct tracer_drops drops, drops_prev;
+	uint64_t start_ns, last_end_ns;	/* tracer clock */
+	uint64_t spark[TOP_SPARK_LEN];	/* per-second maximum of total depth */
+	uint64_t spark_sec;		/* second (since start) of spark[last] */
+	size_t nspark;
+	uint64_t events;
+	int err;
+};
+
+static uint8_t req_op(enum tracer_op op)
+{
+	switch (op) {
+	case TRACER_OP_READ:
+		return 0;
+	case TRACER_OP_WRITE:
+		return 1;
+	case TRACER_OP_FSYNC:
+	case TRACER_OP_FDSYNC:
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+static int on_event(void *ctx, const struct tracer_event *e)
+{
+	struct top_collect *c = ctx;
+	struct aio_req r = {
+		.id = e->id ? e->id : 1,
+		.ts_ns = e->submit_ns,
+		.ctx = e->ctx,
+		.ino = e->ino,
+		.offset = e->offset,
+		.len = e->bytes,
+		.pid = (uint32_t)e->pid,
+		.tid = (uint32_t)e->tid,
+		.dev = e->dev,
+		.op = req_op(e->op),
+		.api = (uint8_t)e->api,
+	};
+
+	if (e->api == TRACER_API_SYNC)
+		return 0;	/* the dashboard is about asynchronous requests */
+	memcpy(r.comm, e->comm, sizeof(r.comm));
+	r.comm[sizeof(r.comm) - 1] = '\0';
+	for (int g = 0; g < TOP_NR_GROUPS; g++) {
+		int rc = aio_table_complete(c->tab[g], &r, e->res > 0 ? (uint64_t)e->res : 0,
+					    e->res, e->lat_ns, e->state == TRACER_CANCELLED);
+
+		if (rc) {
+			c->err = rc;
+			return rc;
+		}
+	}
+	c->events++;
+	return 0;
+}
+
+static int on_inflight(void *ctx, const struct tracer_inflight *q)
+{
+	struct top_collect *c = ctx;
+	struct aio_req r = {
+		.id = q->id ? q->id : 1,
+		.ts_ns = q->submit_ns,
+		.ctx = q->ctx,
+		.ino = q->ino,
+		.offset = q->offset,
+		.len = q->bytes,
+		.pid = (uint32_t)q->pid,
+		.tid = (uint32_t)q->tid,
+		.dev = q->dev,
+		.op = req_op(q->op),
+		.api = 1,
+	};
+	int rc;
+
+	memcpy(r.comm, q->comm, sizeof(r.comm));
+	r.comm[sizeof(r.comm) - 1] = '\0';
+	rc = aio_inflight_insert(c->inf, &r);
+	return rc < 0 && rc != -ENOSPC ? rc : 0;
+}
+
+static int on_qd(void *ctx, const struct tracer_qd *q)
+{
+	struct top_collect *c = ctx;
+
+	if (q->kind == TRACER_QD_TOTAL) {
+		c->qd_total_now = q->now;
+		c->qd_total_max = q->max;
+		return 0;
+	}
+	if (c->nqd == c->qdcap) {
+		size_t cap = c->qdcap ? c->qdcap * 2 : 64;
+		struct qd_ent *v = realloc(c->qd, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->qd = v;
+		c->qdcap = cap;
+	}
+	c->qd[c->nqd++] = (struct qd_ent){ q->kind, q->key, q->now, q->max };
+	return 0;
+}
+
+/* The kernel dev_t (major << 20 | minor) and inode of /dev/aiodevN. */
+static void aiodev_node(const char *path, struct aio_req *r)
+{
+	struct stat st;
+
+	r->dev = 0;
+	r->ino = 0;
+	if (stat(path, &st))
+		return;
+	r->dev = (major(st.st_rdev) << 20) | minor(st.st_rdev);
+	r->ino = st.st_ino;
+}
+
+/* Requests the tracer cannot know (pending from before it attached) from debugfs. */
+static void inflight_add_debugfs(struct top_collect *c, uint64_t now)
+{
+	for (size_t i = 0; i < c->stuck.n; i++) {
+		const struct stuck_req *s = &c->stuck.v[i];
+		struct aio_req r = {
+			.id = s->id ? s->id : 1,
+			.ts_ns = now > s->age_ns ? now - s->age_ns : 0,
+			.offset = (int64_t)s->offset,
+			.len = s->bytes,
+			.pid = (uint32_t)s->pid,
+			.tid = (uint32_t)s->tid,
+			.op = strcmp(s->op, "write") ? 0 : 1,
+			.api = strcmp(s->api, "uring") ? 1 : 2,
+			.flags = s->stalled == 1 ? 1 : 0,
+		};
+
+		if (s->src != STUCK_SRC_DEBUGFS || aio_inflight_lookup(c->inf, r.id))
+			continue;
+		aiodev_node(s->path, &r);
+		memcpy(r.comm, s->comm, sizeof(r.comm) - 1);
+		aio_inflight_insert(c->inf, &r);
+	}
+}
+
+/* A stuck request as the core sees requests, for its group key. */
+static void stuck_as_req(const struct stuck_req *s, struct aio_req *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->id = s->id;
+	r->pid = (uint32_t)s->pid;
+	r->ctx = s->ctx;
+	if (s->src == STUCK_SRC_DEBUGFS)
+		aiodev_node(s->path, r);
+}
+
+static uint64_t group_stuck(const struct top_collect *c, enum aio_group k, uint64_t key)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < c->stuck.n; i++) {
+		const struct aio_req *q = aio_inflight_lookup(c->inf, c->stuck.v[i].id);
+		struct aio_req tmp;
+
+		if (!q) {
+			stuck_as_req(&c->stuck.v[i], &tmp);
+			q = &tmp;
+		}
+		if (aio_group_key(q, k) == key)
+			n++;
+	}
+	return n;
+}
+
+/*
+ * Kernel queue-depth counters are exact (the maximum is kept at every submit);
+ * hand them to the tables for the groups they cover (process, device, context).
+ */
+static int apply_qd(struct top_collect *c)
+{
+	static const struct { enum tracer_qd_kind qk; enum top_group g; } map[] = {
+		{ TRACER_QD_PID, TOP_BY_PROCESS },
+		{ TRACER_QD_DEV, TOP_BY_DEVICE },
+		{ TRACER_QD_CTX, TOP_BY_CONTEXT },
+	};
+
+	for (size_t i = 0; i < c->nqd; i++) {
+		const struct qd_ent *q = &c->qd[i];
+
+		for (size_t m = 0; m < sizeof(map) / sizeof(map[0]); m++) {
+			struct aio_table *t = c->tab[map[m].g];
+			enum aio_group k = group_kind[map[m].g];
+			const struct aio_row *row;
+			struct aio_depth d = { 0 };
+			struct aio_snap s = { 0 };
+			int rc;
+
+			if (map[m].qk != q->kind)
+				continue;
+			row = aio_table_find(t, q->key);
+			if (!row && q->now <= 0 && !q->max)
+				continue;
+			aio_inflight_depth(c->inf, k, q->key, &d);
+			s.id = q->key;
+			if (row) {
+				s.ident = row->ident;
+				s.cum = row->total;
+			} else {
+				if (k == AIO_GROUP_PID)
+					s.ident.pid = (uint32_t)q->key;
+				else if (k == AIO_GROUP_DEV)
+					s.ident.dev = (uint32_t)q->key;
+				else
+					s.ident.ctx = q->key;
+			}
+			s.has_depth = true;
+			/* the in-flight picture also holds pre-start aiodev requests */
+			s.inflight = d.cur > (uint64_t)(q->now > 0 ? q->now : 0) ? d.cur
+				     : (uint32_t)(q->now > 0 ? q->now : 0);
+			s.max_inflight = q->max > s.inflight ? (uint32_t)q->max : s.inflight;
+			s.stuck = (uint32_t)group_stuck(c, k, q->key);
+			rc = aio_table_snapshot(t, &s);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int collect_end(struct top_collect *c, uint64_t stuck_ns)
+{
+	uint64_t now = tracer_now_ns(), interval = now - c->last_end_ns;
+	int rc;
+
+	if (!interval)
+		interval = 1;
+
+	stuck_list_reset(&c->stuck);
+	aiodev_pending_read(NULL, &c->stuck);	/* absent without aiodev: fine */
+
+	aio_inflight_free(c->inf);
+	c->inf = aio_inflight_new(0);
+	if (!c->inf)
+		return -ENOMEM;
+	rc = tracer_inflight_foreach(c->tr, on_inflight, c);
+	if (rc < 0)
+		return rc;
+	inflight_add_debugfs(c, now);
+	rc = stuck_from_tracer(c->tr, &c->stuck, stuck_ns);
+	if (rc < 0)
+		return rc;
+	stuck_list_filter_age(&c->stuck, stuck_ns);
+	if (env.pid) {
+		size_t j = 0;
+
+		for (size_t i = 0; i < c->stuck.n; i++)
+			if (c->stuck.v[i].pid == env.pid)
+				c->stuck.v[j++] = c->stuck.v[i];
+		c->stuck.n = j;
+	}
+	stuck_list_sort(&c->stuck);
+
+	c->nqd = 0;
+	rc = tracer_qd_foreach(c->tr, on_qd, c);
+	if (rc < 0)
+		return rc;
+	rc = tracer_qd_reset_max(c->tr);
+	if (rc < 0)
+		return rc;
+	rc = apply_qd(c);
+	if (rc)
+		return rc;
+
+	for (int g = 0; g < TOP_NR_GROUPS; g++) {
+		rc = aio_table_end_interval(c->tab[g], now, interval, c->inf);
+		if (rc)
+			return rc;
+	}
+	c->drops_prev = c->drops;
+	tracer_drops(c->tr, &c->drops);
+	c->last_end_ns = now;
+	return 0;
+}
+
+/* Per-second maximum of the total queue depth, for the sparkline. */
+static void spark_sample(struct top_collect *c)
+{
+	uint64_t now = tracer_now_ns(), sec = (now - c->start_ns) / 1000000000ULL;
+	uint64_t v;
+
+	c->nqd = 0;
+	if (tracer_qd_foreach(c->tr, on_qd, c) < 0)
+		return;
+	v = c->qd_total_now > 0 ? (uint64_t)c->qd_total_now : 0;
+	if (!c->nspark) {
+		c->nspark = 1;
+		c->spark[0] = v;
+		c->spark_sec = sec;
+		return;
+	}
+	while (c->spark_sec < sec) {
+		if (c->nspark == TOP_SPARK_LEN)
+			memmove(c->spark, c->spark + 1, (TOP_SPARK_LEN - 1) * sizeof(c->spark[0]));
+		else
+			c->nspark++;
+		c->spark[c->nspark - 1] = 0;
+		c->spark_sec++;
+	}
+	if (v > c->spark[c->nspark - 1])
+		c->spark[c->nspark - 1] = v;
+}
+
+/* -------------------------------- map -------------------------------- */
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void row_label(const struct aio_row *a, enum top_group g, char *buf, size_t len)
+{
+	switch (g) {
+	case TOP_BY_CONTEXT:
+		if (a->id)
+			snprintf(buf, len, "ctx 0x%" PRIx64, (uint64_t)a->id);
+		else
+			snprintf(buf, len, "(no context)");
+		break;
+	case TOP_BY_FILE:
+		top_file_name((int32_t)a->ident.pid, a->ident.dev, a->ident.ino, buf, len);
+		break;
+	default:
+		if (a->ident.dev)
+			top_dev_name(a->ident.dev, buf, len);
+		else
+			snprintf(buf, len, "-");
+	}
+}
+
+static void map_row(const struct aio_row *a, enum top_group g, struct top_row *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->key = a->id;
+	r->pid = g == TOP_BY_DEVICE ? -1 : (int32_t)a->ident.pid;
+	if (g != TOP_BY_DEVICE)
+		snprintf(r->comm, sizeof(r->comm), "%s", a->ident.comm);
+	row_label(a, g, r->dev, sizeof(r->dev));
+	r->reads = a->delta.reads;
+	r->writes = a->delta.writes;
+	r->read_bytes = a->delta.read_bytes;
+	r->write_bytes = a->delta.write_bytes;
+	r->inflight = a->inflight;
+	r->max_inflight = a->max_inflight;
+	r->avg_ns = a->lat_count ? a->avg_ns : 0;
+	r->p99_ns = a->lat_count ? a->p99_ns : 0;
+	r->max_ns = a->lat_count ? a->max_ns : 0;
+	r->errors = a->delta.errors;
+	r->cancelled = a->delta.cancelled;
+	r->stuck = a->stuck;
+	r->r_s = a->reads_s;
+	r->w_s = a->writes_s;
+	r->mb_s = a->bytes_s / 1e6;
+}
+
+/* Apply the view's sort and filter to the current table and copy its rows. */
+static int map_frame(struct top_collect *c, const struct top_view_state *st,
+		     struct top_frame *fr)
+{
+	struct aio_table *t = c->tab[st->group];
+	size_t n;
+
+	aio_table_sort(t, (enum aio_col)(st->sort_col + 1), !st->ascending);
+	if (aio_table_set_filter(t, st->filter))
+		aio_table_set_filter(t, NULL);
+	n = aio_table_visible(t);
+	if (n > fr->nrows_cap) {
+		struct top_row *v = realloc(fr->rows, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		fr->rows = v;
+		fr->nrows_cap = n;
+	}
+	for (size_t i = 0; i < n; i++)
+		map_row(aio_table_row(t, i), st->group, &fr->rows[i]);
+	fr->nrows = n;
+	fr->nrows_all = aio_table_size(t);
+	fr->group = st->group;
+	return 0;
+}
+
+/* Header totals and the stuck list: everything that is not per-row. */
+static void map_totals(struct top_collect *c, struct top_frame *fr, uint64_t interval_ns)
+{
+	struct top_totals *t = &fr->tot;
+	static struct aio_hist lat;	/* 16 KiB: not on the stack */
+	struct aio_row sum;
+	__u64 v;
+
+	memset(t, 0, sizeof(*t));
+	aio_table_totals(c->tab[TOP_BY_PROCESS], &sum, &lat);
+	t->interval_s = interval_ns / 1e9;
+	t->reads = sum.delta.reads;
+	t->writes = sum.delta.writes;
+	t->read_bytes = sum.delta.read_bytes;
+	t->write_bytes = sum.delta.write_bytes;
+	t->errors = sum.delta.errors;
+	t->cancelled = sum.delta.cancelled;
+	t->r_s = t->interval_s > 0 ? t->reads / t->interval_s : 0;
+	t->w_s = t->interval_s > 0 ? t->writes / t->interval_s : 0;
+	t->mb_s = t->interval_s > 0 ? (t->read_bytes + t->write_bytes) / t->interval_s / 1e6 : 0;
+	t->inflight = aio_inflight_count(c->inf);
+	if ((uint64_t)(c->qd_total_now > 0 ? c->qd_total_now : 0) > t->inflight)
+		t->inflight = (uint64_t)c->qd_total_now;
+	t->max_inflight = c->qd_total_max > t->inflight ? c->qd_total_max : t->inflight;
+	if (lat.count) {
+		double mean;
+
+		if (!aio_hist_mean(&lat, &mean))
+			t->avg_ns = (uint64_t)mean;
+		if (!aio_hist_percentile(&lat, 50, &v))
+			t->p50_ns = v;
+		if (!aio_hist_percentile(&lat, 99, &v))
+			t->p99_ns = v;
+		t->max_ns = lat.max;
+	}
+	t->lost = (c->drops.ringbuf_lost - c->drops_prev.ringbuf_lost) +
+		  (c->drops.join_lost - c->drops_prev.join_lost) +
+		  (c->drops.inflight_full - c->drops_prev.inflight_full);
+	t->stuck = c->stuck.n;
+
+	fr->stuck = c->stuck;	/* shallow: owned by the collector */
+	memcpy(fr->spark, c->spark, sizeof(fr->spark));
+	fr->nspark = c->nspark;
+	fr->elapsed_s = (c->last_end_ns - c->start_ns) / 1e9;
+	fr->mode = tracer_mode_name(c->tr);
+	fr->ts_ns = realtime_ns();
+}
+
+/* ---------------------------- batch view ---------------------------- */
+
+/* Latencies: null when the interval had no completion ("no data" is not 0). */
+static void json_lat(struct aio_json *j, const char *name, uint64_t v)
+{
+	if (v)
+		aio_json_u64_field(j, name, v);
+	else
+		aio_json_null_field(j, name);
+}
+
+static void json_row(struct aio_json *j, const struct top_row *r, enum top_group g)
+{
+	aio_json_start_object(j);
+	if (r->pid >= 0)
+		aio_json_s64_field(j, "pid", r->pid);
+	else
+		aio_json_null_field(j, "pid");
+	aio_json_string_field(j, "comm", r->comm[0] ? r->comm : NULL);
+	aio_json_string_field(j, "dev", r->dev);
+	if (g == TOP_BY_CONTEXT) {
+		char buf[24];
+
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, r->key);
+		aio_json_string_field(j, "ctx", buf);
+	}
+	aio_json_u64_field(j, "reads", r->reads);
+	aio_json_u64_field(j, "writes", r->writes);
+	aio_json_u64_field(j, "read_bytes", r->read_bytes);
+	aio_json_u64_field(j, "write_bytes", r->write_bytes);
+	aio_json_u64_field(j, "inflight", r->inflight);
+	aio_json_u64_field(j, "max_inflight", r->max_inflight);
+	json_lat(j, "avg_ns", r->avg_ns);
+	json_lat(j, "p99_ns", r->p99_ns);
+	json_lat(j, "max_ns", r->max_ns);
+	aio_json_u64_field(j, "errors", r->errors);
+	aio_json_u64_field(j, "cancelled", r->cancelled);
+	aio_json_u64_field(j, "stuck", r->stuck);
+	aio_json_end_object(j);
+}
+
+static void batch_json(const struct top_frame *fr)
+{
+	const struct top_totals *t = &fr->tot;
+	struct aio_json j;
+
+	aio_json_init(&j, stdout, false);
+	aio_json_start_object(&j);
+	aio_json_u64_field(&j, "ts_ns", fr->ts_ns);
+	aio_json_u64_field(&j, "interval_ns", (uint64_t)llround(t->interval_s * 1e9));
+	aio_json_double_field(&j, "elapsed_s", fr->elapsed_s);
+	aio_json_string_field(&j, "mode", fr->mode);
+	aio_json_string_field(&j, "group", top_group_name(fr->group));
+	aio_json_name(&j, "totals");
+	aio_json_start_object(&j);
+	aio_json_u64_field(&j, "reads", t->reads);
+	aio_json_u64_field(&j, "writes", t->writes);
+	aio_json_u64_field(&j, "read_bytes", t->read_bytes);
+	aio_json_u64_field(&j, "write_bytes", t->write_bytes);
+	aio_json_double_field(&j, "reads_per_s", t->r_s);
+	aio_json_double_field(&j, "writes_per_s", t->w_s);
+	aio_json_double_field(&j, "mb_per_s", t->mb_s);
+	aio_json_u64_field(&j, "inflight", t->inflight);
+	aio_json_u64_field(&j, "max_inflight", t->max_inflight);
+	json_lat(&j, "avg_ns", t->avg_ns);
+	json_lat(&j, "p50_ns", t->p50_ns);
+	json_lat(&j, "p99_ns", t->p99_ns);
+	json_lat(&j, "max_ns", t->max_ns);
+	aio_json_u64_field(&j, "errors", t->errors);
+	aio_json_u64_field(&j, "cancelled", t->cancelled);
+	aio_json_u64_field(&j, "lost", t->lost);
+	aio_json_u64_field(&j, "stuck", t->stuck);
+	aio_json_end_object(&j);
+	aio_json_name(&j, "rows");
+	aio_json_start_array(&j);
+	for (size_t i = 0; i < fr->nrows; i++)
+		json_row(&j, &fr->rows[i], fr->group);
+	aio_json_end_array(&j);
+	aio_json_name(&j, "stuck");
+	aio_json_start_array(&j);
+	for (size_t i = 0; i < fr->stuck.n; i++)
+		stuck_json_req(&j, &fr->stuck.v[i], false);
+	aio_json_end_array(&j);
+	aio_json_end_object(&j);
+}
+
+static void batch_plain(const struct top_view_state *st, const struct top_frame *fr)
+{
+	const struct top_totals *t = &fr->tot;
+	char line[1024], a[32], b[32], c[32], d[32], e[32];
+	time_t now = (time_t)(fr->ts_ns / 1000000000ULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(a, sizeof(a), "%H:%M:%S", &tm);
+	top_fmt_duration(b, sizeof(b), fr->elapsed_s);
+	printf("%s  tracing %s  mode %s  interval %.2fs  by %s\n", a, b, fr->mode,
+	       t->interval_s, top_group_name(fr->group));
+	top_fmt_rate(a, sizeof(a), t->r_s);
+	top_fmt_rate(b, sizeof(b), t->w_s);
+	printf("IOPS r %s w %s  MB/s %.2f  inflight %" PRIu64 " (max %" PRIu64 ")\n",
+	       a, b, t->mb_s, t->inflight, t->max_inflight);
+	top_fmt_ns(a, sizeof(a), t->avg_ns);
+	top_fmt_ns(b, sizeof(b), t->p50_ns);
+	top_fmt_ns(c, sizeof(c), t->p99_ns);
+	top_fmt_ns(d, sizeof(d), t->max_ns);
+	top_fmt_count(e, sizeof(e), t->stuck);
+	printf("lat avg %s p50 %s p99 %s max %s  err %" PRIu64 "  cncl %" PRIu64
+	       "  lost %" PRIu64 "  stuck %s\n", a, b, c, d, t->errors, t->cancelled,
+	       t->lost, e);
+	top_fmt_header(line, sizeof(line), st->sort_col, st->ascending);
+	printf("%s\n", line);
+	for (size_t i = 0; i < fr->nrows; i++) {
+		top_fmt_row(line, sizeof(line), &fr->rows[i]);
+		printf("%s\n", line);
+	}
+	if (fr->stuck.n) {
+		printf("STUCK: %zu pending longer than %" PRIu64 " ms, oldest first\n",
+		       fr->stuck.n, env.stuck_ms);
+		stuck_print_plain(stdout, &fr->stuck, false);
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
+static int batch_init(struct top_view_state *st)
+{
+	(void)st;
+	setlinebuf(stdout);
+	return 0;
+}
+
+static void batch_draw(struct top_view_state *st, const struct top_frame *fr)
+{
+	if (env.json)
+		batch_json(fr);
+	else
+		batch_plain(st, fr);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int batch_wait(struct top_view_state *st, const struct top_frame *fr, uint64_t deadline)
+{
+	uint64_t now = mono_ns();
+
+	(void)st;
+	(void)fr;
+	if (now < deadline) {
+		struct timespec ts = { (deadline - now) / 1000000000ULL,
+				       (deadline - now) % 1000000000ULL };
+
+		nanosleep(&ts, NULL);	/* EINTR: the loop checks top_exiting */
+	}
+	return top_exiting ? TOP_R_QUIT : TOP_R_NONE;
+}
+
+static void batch_fini(void)
+{
+}
+
+static const struct top_view top_batch_view = {
+	.name = "batch",
+	.init = batch_init,
+	.draw = batch_draw,
+	.wait = batch_wait,
+	.fini = batch_fini,
+};
+
+/* ------------------------------ options ------------------------------ */
+
+static const char doc[] =
+"Live dashboard of asynchronous I/O: libaio (and io_uring when traced) per\n"
+"process, device, aio context or file, with the requests that are stuck.\n"
+"\n"
+"USAGE: aioscope top [-i SEC] [--stuck-ms MS] [-p PID] [-g GROUP] [-s COLUMN]\n"
+"                    [--batch [-n COUNT] [--json]]\n"
+"       aiotop ...   (the same)\n"
+"\n"
+"Keys: q quit, h help, space pause, +/- interval, g grouping, < > r sort,\n"
+"P C D R W M I Q A L X E N S sort by column, / filter, t stuck panel.\n"
+"\n"
+"EXAMPLES:\n"
+"    aiotop                              # full screen, 1 s interval\n"
+"    aioscope top -i 0.5 -g device       # by device, twice a second\n"
+"    aioscope top --batch -n 5           # 5 plain-text snapshots\n"
+"    aioscope top --batch --json -n 10   # 10 JSON lines (ts_ns totals rows stuck)\n";
+
+enum { OPT_STUCK_MS = 256, OPT_MODE };
+
+static const struct argp_option options[] = {
+	{ "interval", 'i', "SEC", 0, "Refresh interval in seconds, fractional (default 1)", 0 },
+	{ "count", 'n', "COUNT", 0, "Exit after COUNT snapshots", 0 },
+	{ "batch", 'b', NULL, 0, "No screen: print one snapshot per interval", 0 },
+	{ "json", 'j', NULL, 0, "With --batch: one JSON object per line (implies --batch)", 0 },
+	{ "stuck-ms", OPT_STUCK_MS, "MS", 0, "Pending longer than MS counts as stuck (default 1000)", 0 },
+	{ "pid", 'p', "PID", 0, "Trace only this process", 0 },
+	{ "group", 'g', "GROUP", 0, "process (default), device, context or file", 0 },
+	{ "sort", 's', "COLUMN", 0, "Sort column (default MB/s), e.g. r/s, inflight, p99", 0 },
+	{ "mode", OPT_MODE, "MODE", 0, "Attach mode: auto (default), fentry, kprobe, syscalls", 0 },
+	{ "verbose", 'v', NULL, 0, "libbpf debug output", 0 },
+	{},
+};
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	uint64_t v;
+	int i;
+
+	switch (key) {
+	case 'i':
+		if (parse_seconds(arg, false, &env.interval_s) ||
+		    env.interval_s < 0.05 || env.interval_s > 3600)
+			argp_error(state, "invalid interval: %s (0.05 to 3600 seconds)", arg);
+		break;
+	case 'n':
+		if (parse_u64(arg, 1, 1000000000, &v))
+			argp_error(state, "invalid count: %s", arg);
+		env.count = (long)v;
+		break;
+	case 'b':
+		env.batch = true;
+		break;
+	case 'j':
+		env.json = true;
+		env.batch = true;
+		break;
+	case OPT_STUCK_MS:
+		if (parse_u64(arg, 0, 1000ULL * 86400 * 365, &v))
+			argp_error(state, "invalid --stuck-ms: %s", arg);
+		env.stuck_ms = v;
+		break;
+	case 'p':
+		if (parse_u64(arg, 1, 4194304, &v))
+			argp_error(state, "invalid pid: %s", arg);
+		env.pid = (int)v;
+		break;
+	case 'g':
+		for (i = 0; i < TOP_NR_GROUPS; i++)
+			if (!strcmp(arg, group_names[i]) ||
+			    (i == TOP_BY_PROCESS && !strcmp(arg, "pid")) ||
+			    (i == TOP_BY_DEVICE && !strcmp(arg, "dev")) ||
+			    (i == TOP_BY_CONTEXT && !strcmp(arg, "ctx")))
+				break;
+		if (i == TOP_NR_GROUPS)
+			argp_error(state, "invalid group: %s (process, device, context, file)", arg);
+		env.group = i;
+		break;
+	case 's':
+		i = aio_col_parse(arg);
+		if (i <= 0 || i > TOP_NR_COLS)
+			argp_error(state, "invalid sort column: %s", arg);
+		env.sort = (enum top_col)(i - 1);
+		break;
+	case OPT_MODE:
+		if (!strcmp(arg, "auto"))
+			env.mode = TRACER_MODE_AUTO;
+		else if (!strcmp(arg, "fentry"))
+			env.mode = TRACER_MODE_FENTRY;
+		else if (!strcmp(arg, "kprobe"))
+			env.mode = TRACER_MODE_KPROBE;
+		else if (!strcmp(arg, "syscalls"))
+			env.mode = TRACER_MODE_SYSCALLS;
+		else
+			argp_error(state, "invalid mode: %s (auto, fentry, kprobe, syscalls)", arg);
+		break;
+	case 'v':
+		env.verbose = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument: %s", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* ------------------------------ the loop ------------------------------ */
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	top_exiting = 1;
+}
+
+static void collect_free(struct top_collect *c)
+{
+	for (int g = 0; g < TOP_NR_GROUPS; g++)
+		aio_table_free(c->tab[g]);
+	aio_inflight_free(c->inf);
+	stuck_list_free(&c->stuck);
+	free(c->qd);
+	tracer_close(c->tr);
+}
 
 int cmd_top(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "Error: top is not built yet\n");
-	return 1;
+	static const struct argp argp = { options, parse_arg, NULL, doc, NULL, NULL, NULL };
+	struct top_collect c = { 0 };
+	struct top_view_state st = { 0 };
+	struct top_frame fr = { 0 };
+	const struct top_view *view;
+	struct tracer_opts to = { 0 };
+	struct sigaction sa = { 0 };
+	struct aio_table_opts topts = { 0 };
+	char msg[256] = "", errbuf[256] = "";
+	uint64_t next_end, interval_ns;
+	bool view_up = false;
+	long frames = 0;
+	int err, rc = 0;
+
+	memset(&env, 0, sizeof(env));
+	env.interval_s = 1;
+	env.stuck_ms = 1000;
+	env.sort = COL_MBS;
+	argp_err_exit_status = 2;
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
+		return 2;
+	if (!env.batch && !isatty(STDOUT_FILENO))
+		env.batch = true;	/* iotop: not a terminal -> batch */
+	view = env.batch ? &top_batch_view : &top_curses_view;
+
+	to.pid = env.pid;
+	to.events = true;
+	to.inflight = true;
+	to.qd = true;
+	to.mode = env.mode;
+	to.verbose = env.verbose;
+	err = tracer_open(&c.tr, &to, msg, sizeof(msg));
+	if (err) {
+		fprintf(stderr, "Error: %s\n", msg[0] ? msg : strerror(-err));
+		return err == -EINVAL ? 2 : 1;
+	}
+	topts.linger = 2;
+	topts.stuck_ns = env.stuck_ms * 1000000ULL;
+	for (int g = 0; g < TOP_NR_GROUPS; g++) {
+		c.tab[g] = aio_table_new(group_kind[g], &topts);
+		if (!c.tab[g]) {
+			snprintf(errbuf, sizeof(errbuf), "cannot allocate tables");
+			rc = 1;
+			goto out;
+		}
+	}
+	c.inf = aio_inflight_new(0);
+	if (!c.inf) {
+		snprintf(errbuf, sizeof(errbuf), "cannot allocate the in-flight table");
+		rc = 1;
+		goto out;
+	}
+	c.start_ns = c.last_end_ns = tracer_now_ns();
+	tracer_qd_reset_max(c.tr);
+
+	st.interval_s = env.interval_s;
+	st.group = env.group;
+	st.sort_col = env.sort;
+	st.ascending = env.ascending;
+	st.show_stuck = true;
+
+	sa.sa_handler = on_signal;	/* no SA_RESTART: getch/nanosleep return */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	if (view->init(&st)) {
+		snprintf(errbuf, sizeof(errbuf), "cannot initialize the terminal");
+		rc = 1;
+		goto out;
+	}
+	view_up = true;
+
+	/* first frame at once (empty interval): the screen is never blank */
+	if (!env.batch) {
+		err = collect_end(&c, env.stuck_ms * 1000000ULL);
+		if (!err)
+			err = map_frame(&c, &st, &fr);
+		if (err)
+			goto fail;
+		map_totals(&c, &fr, 0);
+		view->draw(&st, &fr);
+	}
+	interval_ns = (uint64_t)(st.interval_s * 1e9);
+	next_end = mono_ns() + interval_ns;
+
+	while (!top_exiting) {
+		uint64_t now = mono_ns();
+		uint64_t slice = now + SLICE_NS < next_end ? now + SLICE_NS : next_end;
+		int react;
+
+		react = view->wait(&st, &fr, slice);
+		err = tracer_poll(c.tr, 0, on_event, &c);
+		if (err < 0 || c.err) {
+			err = c.err ? c.err : err;
+			goto fail;
+		}
+		spark_sample(&c);
+		if (react & TOP_R_QUIT || top_exiting)
+			break;
+		if (react & TOP_R_RETIME) {
+			interval_ns = (uint64_t)(st.interval_s * 1e9);
+			next_end = mono_ns() + interval_ns;
+		}
+		if (react & TOP_R_REMAP) {
+			err = map_frame(&c, &st, &fr);
+			if (err)
+				goto fail;
+		}
+		if (react & (TOP_R_REMAP | TOP_R_REDRAW))
+			view->draw(&st, &fr);
+		if (mono_ns() < next_end)
+			continue;
+
+		/* interval end */
+		{
+			uint64_t before = c.last_end_ns;
+
+			err = collect_end(&c, env.stuck_ms * 1000000ULL);
+			if (err)
+				goto fail;
+			next_end += interval_ns;
+			if (next_end < mono_ns())
+				next_end = mono_ns() + interval_ns;
+			if (st.paused)
+				continue;	/* data keeps flowing; the screen stays */
+			err = map_frame(&c, &st, &fr);
+			if (err)
+				goto fail;
+			map_totals(&c, &fr, c.last_end_ns - before);
+		}
+		view->draw(&st, &fr);
+		frames++;
+		if (env.count && frames >= env.count)
+			break;
+	}
+	goto out;
+fail:
+	snprintf(errbuf, sizeof(errbuf), "%s", strerror(err < 0 ? -err : err));
+	rc = 1;
+out:
+	if (view_up)
+		view->fini();	/* the terminal is restored before any message */
+	if (errbuf[0])
+		fprintf(stderr, "Error: %s\n", errbuf);
+	collect_free(&c);
+	free(fr.rows);
+	return rc;
 }

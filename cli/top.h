@@ -142,6 +142,7 @@ struct top_frame {
 	struct top_row *rows;
 	size_t nrows;		/* after filtering */
 	size_t nrows_all;	/* before filtering */
+	size_t nrows_cap;	/* rows allocated */
 	struct stuck_list stuck;
 	uint64_t spark[TOP_SPARK_LEN]; /* total queue depth per sample, oldest first */
 	size_t nspark;
