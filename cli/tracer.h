@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/types.h>
 
 #define TRACER_COMM_LEN 16
 
@@ -146,7 +147,10 @@ struct tracer_drops {
 	uint64_t reap_full;		/* reap joins lost: done map full */
 	uint64_t join_lost;		/* user-space join table full (events dropped) */
 	uint64_t unmatched_complete;	/* completions of requests submitted before start */
-	uint64_t unmatched_reap;	/* reaped events with no completion record */
+	uint64_t unmatched_reap;	/* reaped events with no completion record
+					 * (filtered out, or completed before start) */
+	uint64_t prog_misses;		/* BPF program runs skipped by the kernel
+					 * (recursion: a completion interrupting one) */
 };
 
 /* Cumulative histogram of one (kind, group); buckets as in bpf/buckets.h. */
@@ -156,7 +160,7 @@ struct tracer_hist {
 	uint64_t count;
 	uint64_t sum;			/* sum of values (ns or counts) */
 	uint64_t max;			/* exact maximum value */
-	const uint64_t *buckets;	/* nbuckets counts (valid during the callback) */
+	const __u64 *buckets;		/* nbuckets counts (valid during the callback) */
 	size_t nbuckets;
 };
 

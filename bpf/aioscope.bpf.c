@@ -1,0 +1,758 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aioscope.bpf.c - follow each libaio request from submission to completion and reap.
+ *
+ * Three attach modes, chosen by user space (cli/tracer.c), one handler body each:
+ *   fentry    fentry aio_read/aio_write/aio_fsync (submit), fentry aio_complete
+ *             (completion: the moment the event enters the context's ring),
+ *             fexit do_io_getevents (reap)
+ *   kprobe    kprobes on the same functions; reap from the syscall tracepoints
+ *   syscalls  sys_{enter,exit}_io_submit and sys_{enter,exit}_io_{,p}getevents only:
+ *             requests are read from the syscalls' arguments, lat = submit -> reap
+ * plus, when aiodev is loaded, its classic tracepoints for the driver's own time.
+ *
+ * Per request the fast path does one hash update at submit and one lookup + delete
+ * at completion; everything else is switched off by rodata (const volatile) so the
+ * verifier prunes it.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "aioscope.h"
+#include "buckets.h"
+
+#define ECANCELED	125
+#define S_IFMT		00170000
+#define S_IFBLK		0060000
+#define S_IFCHR		0020000
+
+/* ---- configuration, written by user space before load ---- */
+const volatile __u32 targ_tgid = 0;
+const volatile bool filter_cg = false;
+const volatile bool filter_dev = false;
+const volatile __u32 targ_dev = 0;
+const volatile bool filter_ino = false;
+const volatile __u64 targ_ino = 0;
+const volatile bool filter_comm = false;
+const volatile char targ_comm[AIOS_COMM_LEN] = {};
+const volatile __u64 min_lat_ns = 0;
+
+const volatile bool want_events = false;	/* DONE records */
+const volatile bool want_event_reap = false;	/* REAP records (user-space join) */
+const volatile bool want_hist = false;
+const volatile __u32 hist_by = AIOS_BY_NONE;
+const volatile bool want_hist_reap = false;	/* kernel join via the done map */
+const volatile bool want_hist_syscalls = false;
+const volatile bool want_comm = false;
+const volatile bool want_qd = false;
+const volatile bool mode_syscalls = false;
+
+/* ---- maps ---- */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct aios_key);
+	__type(value, struct aios_req);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct aios_key);
+	__type(value, __u64);
+} done SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);	/* new groups are rare */
+	__uint(max_entries, 1024);
+	__type(key, struct aios_hkey);
+	__type(value, struct aios_hist);
+} hists SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct aios_hist);
+} hist_zero SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);	/* one entry per dev/ctx/pid seen */
+	__uint(max_entries, 16384);
+	__type(key, struct aios_qkey);
+	__type(value, struct aios_qd);
+} qd SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, AIOS_DROP_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cgroup_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} events SEC(".maps");
+
+/* syscall arguments saved at sys_enter, by thread */
+struct sc_args {
+	__u64 ts;
+	__u64 ctx;
+	__u64 ptr;	/* iocbpp or events */
+	__s64 nr;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct sc_args);
+} sc_submit SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct sc_args);
+} sc_reap SEC(".maps");
+
+/* ---- small helpers ---- */
+static __always_inline void drop(__u32 what)
+{
+	__u64 *c = bpf_map_lookup_elem(&drops, &what);
+
+	if (c)
+		*c += 1;
+}
+
+/* Ask for a wakeup only when enough data waits: user space polls on a timer. */
+static __always_inline __u64 rb_flags(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > (1 << 20) ?
+		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline bool comm_ok(char *comm)
+{
+	int i;
+
+	if (!filter_comm)
+		return true;
+#pragma unroll
+	for (i = 0; i < AIOS_COMM_LEN; i++) {
+		if (comm[i] != targ_comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+/* Filters that depend only on the current task. */
+static __always_inline bool task_ok(__u32 tgid)
+{
+	if (targ_tgid && tgid != targ_tgid)
+		return false;
+	if (filter_cg && !bpf_current_task_under_cgroup(&cgroup_map, 0))
+		return false;
+	return true;
+}
+
+static __always_inline void file_ids(struct file *f, __u32 *dev, __u64 *ino)
+{
+	struct inode *inode = BPF_CORE_READ(f, f_inode);
+	umode_t mode = BPF_CORE_READ(inode, i_mode);
+
+	if ((mode & S_IFMT) == S_IFCHR || (mode & S_IFMT) == S_IFBLK)
+		*dev = BPF_CORE_READ(inode, i_rdev);
+	else
+		*dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	*ino = BPF_CORE_READ(inode, i_ino);
+}
+
+static __always_inline bool file_ok(__u32 dev, __u64 ino)
+{
+	if (filter_dev && dev != targ_dev)
+		return false;
+	if (filter_ino && ino != targ_ino)
+		return false;
+	return true;
+}
+
+static __always_inline __s64 qd_add(__u32 kind, __u64 key, __s64 d)
+{
+	struct aios_qkey k = { .kind = kind, .key = key };
+	struct aios_qd *q, zero = {};
+	__s64 v;
+
+	q = bpf_map_lookup_elem(&qd, &k);
+	if (!q) {
+		if (d < 0)
+			return 0;
+		bpf_map_update_elem(&qd, &k, &zero, BPF_NOEXIST);
+		q = bpf_map_lookup_elem(&qd, &k);
+		if (!q) {
+			drop(AIOS_DROP_QD);
+			return 0;
+		}
+	}
+	v = __sync_fetch_and_add(&q->cur, d) + d;
+	if (d > 0 && v > 0 && (__u64)v > q->max)
+		q->max = v;
+	return v;
+}
+
+static __always_inline __u32 qd_all(struct aios_req *r, __s64 d)
+{
+	__s64 v;
+
+	qd_add(AIOS_QD_TOTAL, 0, d);
+	qd_add(AIOS_QD_CTX, r->ctx, d);
+	qd_add(AIOS_QD_PID, r->pid, d);
+	v = qd_add(AIOS_QD_DEV, r->dev, d);
+	return v > 0 ? v : 0;
+}
+
+static __always_inline void hist_add(__u32 kind, __u64 group, __u64 v)
+{
+	struct aios_hkey k = { .group = group, .kind = kind };
+	struct aios_hist *h;
+	__u32 zkey = 0, b;
+
+	h = bpf_map_lookup_elem(&hists, &k);
+	if (!h) {
+		struct aios_hist *z = bpf_map_lookup_elem(&hist_zero, &zkey);
+
+		if (!z)
+			return;
+		bpf_map_update_elem(&hists, &k, z, BPF_NOEXIST);
+		h = bpf_map_lookup_elem(&hists, &k);
+		if (!h) {
+			drop(AIOS_DROP_HIST);
+			return;
+		}
+	}
+	h->count++;
+	h->sum += v;
+	if (v > h->max)
+		h->max = v;
+	b = aio_bucket(v);
+	if (b < AIOS_HIST_SLOTS)
+		h->slots[b]++;
+}
+
+static __always_inline __u64 group_of(struct aios_req *r)
+{
+	switch (hist_by) {
+	case AIOS_BY_OP:
+		return r->op;
+	case AIOS_BY_PID:
+		return r->pid;
+	case AIOS_BY_DEV:
+		return r->dev;
+	case AIOS_BY_CTX:
+		return r->ctx;
+	case AIOS_BY_QD:
+		return aio_log2(r->qd ? r->qd : 1);
+	default:
+		return 0;
+	}
+}
+
+static __always_inline __u32 state_of(__s64 res, __u8 flags)
+{
+	if (res == -ECANCELED || (flags & AIOS_F_CANCELLED))
+		return AIOS_CANCELLED;
+	return res < 0 ? AIOS_ERROR : AIOS_DONE;
+}
+
+/* ---- submit ---- */
+
+/*
+ * Record a request at submit. @req has ts, id, ctx, obj, data, offset, len, op, api
+ * filled by the caller; this fills the submitter and file, applies the filters and
+ * inserts it into the in-flight table.
+ */
+static __always_inline void submit_req(struct aios_key *key, struct aios_req *r,
+				       struct file *f, __u64 pid_tgid)
+{
+	r->pid = pid_tgid >> 32;
+	r->tid = (__u32)pid_tgid;
+	file_ids(f, &r->dev, &r->ino);
+	if (!file_ok(r->dev, r->ino))
+		return;
+	if (want_comm || filter_comm) {
+		bpf_get_current_comm(r->comm, sizeof(r->comm));
+		if (!comm_ok(r->comm))
+			return;
+	}
+	if (want_qd)
+		r->qd = qd_all(r, 1);
+	if (bpf_map_update_elem(&inflight, key, r, BPF_ANY)) {
+		drop(AIOS_DROP_INFLIGHT);
+		if (want_qd)
+			qd_all(r, -1);
+	}
+}
+
+static __always_inline int on_submit(void *kiocb, const struct iocb *iocb, __u8 op)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct aio_kiocb *ak = kiocb;
+	struct aios_key key = { .id = (__u64)kiocb };
+	struct aios_req r = {};
+
+	if (!task_ok(pid_tgid >> 32))
+		return 0;
+	r.ts = bpf_ktime_get_ns();
+	r.id = (__u64)kiocb;
+	r.ctx = BPF_CORE_READ(ak, ki_ctx, user_id);
+	r.obj = BPF_CORE_READ(ak, ki_res.obj);
+	r.data = BPF_CORE_READ(ak, ki_res.data);
+	r.offset = BPF_CORE_READ(iocb, aio_offset);
+	r.len = BPF_CORE_READ(iocb, aio_nbytes);
+	r.op = op;
+	r.api = AIOS_API_AIO;
+	submit_req(&key, &r, BPF_CORE_READ(ak, ki_filp), pid_tgid);
+	return 0;
+}
+
+/* ---- completion (fentry/kprobe modes) ---- */
+
+static __always_inline void emit_done(struct aios_req *r, __u64 now, __s64 res, __u32 state,
+				      __u64 reap_ns)
+{
+	struct aios_done *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		drop(AIOS_DROP_RINGBUF);
+		return;
+	}
+	e->type = AIOS_REC_DONE;
+	e->state = state;
+	e->ts = now;
+	e->res = res;
+	e->reap_ns = reap_ns;
+	__builtin_memcpy(&e->req, r, sizeof(*r));
+	bpf_ringbuf_submit(e, rb_flags());
+}
+
+static __always_inline void finish(struct aios_req *r, __u64 now, __s64 res, bool reaped)
+{
+	__u64 lat = now - r->ts;
+	__u32 state = state_of(res, r->flags);
+
+	if (want_qd && !reaped)
+		qd_all(r, -1);
+	if (lat < min_lat_ns)
+		return;
+	if (want_hist) {
+		__u64 g = group_of(r);
+
+		hist_add(AIOS_H_LAT, g, lat);
+		if (r->flags & AIOS_F_DRIVER)
+			hist_add(AIOS_H_DRIVER, g, r->driver_ns);
+	}
+	if (want_events)
+		emit_done(r, now, res, state, 0);
+	if (want_hist_reap && !reaped) {
+		struct aios_key k = { .id = r->obj, .aux = aios_aux(r->ctx, r->pid) };
+
+		if (bpf_map_update_elem(&done, &k, &now, BPF_ANY))
+			drop(AIOS_DROP_DONE);
+	}
+}
+
+static __always_inline int on_complete(struct aio_kiocb *ak)
+{
+	struct aios_key key = { .id = (__u64)ak };
+	struct aios_req *p, r;
+	__u64 now;
+
+	p = bpf_map_lookup_elem(&inflight, &key);
+	if (!p) {
+		drop(AIOS_DROP_UNMATCHED);
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	r = *p;
+	bpf_map_delete_elem(&inflight, &key);
+	finish(&r, now, BPF_CORE_READ(ak, ki_res.res), false);
+	return 0;
+}
+
+/* ---- reap ---- */
+
+struct reap_ctx {
+	__u64 now;
+	__u64 ctx;
+	__u64 events;
+	__u32 tgid;
+	__u32 n;
+};
+
+/* REAP records: the events as the application got them, 32 per record. */
+static long reap_rec_cb(__u32 i, void *data)
+{
+	struct reap_ctx *c = data;
+	struct aios_reap *rec;
+	__u32 cnt;
+
+	if (i * AIOS_REAP_BATCH >= c->n)
+		return 1;
+	cnt = c->n - i * AIOS_REAP_BATCH;
+	if (cnt > AIOS_REAP_BATCH)
+		cnt = AIOS_REAP_BATCH;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		drop(AIOS_DROP_RINGBUF);
+		return 0;
+	}
+	rec->type = AIOS_REC_REAP;
+	rec->ts = c->now;
+	rec->ctx = c->ctx;
+	rec->pid = c->tgid;
+	if (bpf_probe_read_user(rec->ev, cnt * sizeof(struct aios_io_event),
+				(void *)(c->events + (__u64)i * AIOS_REAP_BATCH *
+					 sizeof(struct aios_io_event))))
+		cnt = 0;
+	rec->n = cnt;
+	bpf_ringbuf_submit(rec, rb_flags());
+	return 0;
+}
+
+/* Per event: kernel-side joins (hist --reap; syscalls mode). */
+static long reap_ev_cb(__u32 i, void *data)
+{
+	struct reap_ctx *c = data;
+	struct aios_io_event ev;
+	struct aios_key k;
+
+	if (i >= c->n)
+		return 1;
+	if (bpf_probe_read_user(&ev, sizeof(ev),
+				(void *)(c->events + (__u64)i * sizeof(ev))))
+		return 1;
+	k.id = ev.obj;
+	k.aux = aios_aux(c->ctx, c->tgid);
+	if (mode_syscalls) {
+		struct aios_req *p = bpf_map_lookup_elem(&inflight, &k), r;
+
+		if (!p) {
+			drop(AIOS_DROP_UNMATCHED);
+			return 0;
+		}
+		r = *p;
+		bpf_map_delete_elem(&inflight, &k);
+		if (want_qd)
+			qd_all(&r, -1);
+		finish(&r, c->now, ev.res, true);
+		return 0;
+	}
+	if (want_hist_reap) {
+		__u64 *t = bpf_map_lookup_elem(&done, &k);
+
+		if (!t) {
+			drop(AIOS_DROP_REAP_UNMATCHED);
+			return 0;
+		}
+		if (c->now >= *t && c->now - *t >= 0)
+			hist_add(AIOS_H_REAP, 0, c->now - *t);
+		bpf_map_delete_elem(&done, &k);
+	}
+	return 0;
+}
+
+static __always_inline void on_reap(__u64 ctx, __u64 events_ptr, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct reap_ctx c;
+
+	if (ret <= 0)
+		return;
+	if (want_hist_syscalls)
+		hist_add(AIOS_H_REAP_BATCH, 0, ret);
+	if (!want_event_reap && !want_hist_reap && !mode_syscalls)
+		return;
+	c.now = bpf_ktime_get_ns();
+	c.ctx = ctx;
+	c.events = events_ptr;
+	c.tgid = pid_tgid >> 32;
+	c.n = ret;
+	if (want_event_reap && !mode_syscalls)
+		bpf_loop((c.n + AIOS_REAP_BATCH - 1) / AIOS_REAP_BATCH, reap_rec_cb, &c, 0);
+	if (want_hist_reap || mode_syscalls)
+		bpf_loop(c.n, reap_ev_cb, &c, 0);
+}
+
+/* ---- fentry mode ---- */
+
+SEC("?fentry/aio_read")
+int BPF_PROG(fentry_aio_read, struct kiocb *req, const struct iocb *iocb)
+{
+	return on_submit(req, iocb, AIOS_OP_READ);
+}
+
+SEC("?fentry/aio_write")
+int BPF_PROG(fentry_aio_write, struct kiocb *req, const struct iocb *iocb)
+{
+	return on_submit(req, iocb, AIOS_OP_WRITE);
+}
+
+SEC("?fentry/aio_fsync")
+int BPF_PROG(fentry_aio_fsync, struct fsync_iocb *req, const struct iocb *iocb, bool datasync)
+{
+	return on_submit(req, iocb, datasync ? AIOS_OP_FDSYNC : AIOS_OP_FSYNC);
+}
+
+SEC("?fentry/aio_complete")
+int BPF_PROG(fentry_aio_complete, struct aio_kiocb *iocb)
+{
+	return on_complete(iocb);
+}
+
+SEC("?fexit/do_io_getevents")
+int BPF_PROG(fexit_do_io_getevents, aio_context_t ctx_id, long min_nr, long nr,
+	     struct io_event *events, struct timespec64 *ts, long ret)
+{
+	on_reap(ctx_id, (__u64)events, ret);
+	return 0;
+}
+
+/* ---- kprobe mode ---- */
+
+SEC("?kprobe/aio_read")
+int BPF_KPROBE(kprobe_aio_read, struct kiocb *req, const struct iocb *iocb)
+{
+	return on_submit(req, iocb, AIOS_OP_READ);
+}
+
+SEC("?kprobe/aio_write")
+int BPF_KPROBE(kprobe_aio_write, struct kiocb *req, const struct iocb *iocb)
+{
+	return on_submit(req, iocb, AIOS_OP_WRITE);
+}
+
+SEC("?kprobe/aio_fsync")
+int BPF_KPROBE(kprobe_aio_fsync, struct fsync_iocb *req, const struct iocb *iocb, bool datasync)
+{
+	return on_submit(req, iocb, datasync ? AIOS_OP_FDSYNC : AIOS_OP_FSYNC);
+}
+
+SEC("?kprobe/aio_complete")
+int BPF_KPROBE(kprobe_aio_complete, struct aio_kiocb *iocb)
+{
+	return on_complete(iocb);
+}
+
+/* ---- syscall tracepoints: reap (kprobe and syscalls modes), batching, submit ---- */
+
+static __always_inline int sc_enter(void *map, __u64 ctx, __u64 ptr, __s64 nr)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct sc_args a = { .ctx = ctx, .ptr = ptr, .nr = nr };
+
+	if (!task_ok(pid_tgid >> 32))
+		return 0;
+	a.ts = bpf_ktime_get_ns();
+	bpf_map_update_elem(map, &pid_tgid, &a, BPF_ANY);
+	return 0;
+}
+
+SEC("?tracepoint/syscalls/sys_enter_io_getevents")
+int tp_enter_getevents(struct trace_event_raw_sys_enter *ctx)
+{
+	return sc_enter(&sc_reap, ctx->args[0], ctx->args[3], ctx->args[2]);
+}
+
+SEC("?tracepoint/syscalls/sys_enter_io_pgetevents")
+int tp_enter_pgetevents(struct trace_event_raw_sys_enter *ctx)
+{
+	return sc_enter(&sc_reap, ctx->args[0], ctx->args[3], ctx->args[2]);
+}
+
+static __always_inline int sc_exit_reap(long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct sc_args *a = bpf_map_lookup_elem(&sc_reap, &pid_tgid);
+	__u64 ctx, ptr;
+
+	if (!a)
+		return 0;
+	ctx = a->ctx;
+	ptr = a->ptr;
+	bpf_map_delete_elem(&sc_reap, &pid_tgid);
+	on_reap(ctx, ptr, ret);
+	return 0;
+}
+
+SEC("?tracepoint/syscalls/sys_exit_io_getevents")
+int tp_exit_getevents(struct trace_event_raw_sys_exit *ctx)
+{
+	return sc_exit_reap(ctx->ret);
+}
+
+SEC("?tracepoint/syscalls/sys_exit_io_pgetevents")
+int tp_exit_pgetevents(struct trace_event_raw_sys_exit *ctx)
+{
+	return sc_exit_reap(ctx->ret);
+}
+
+SEC("?tracepoint/syscalls/sys_enter_io_submit")
+int tp_enter_submit(struct trace_event_raw_sys_enter *ctx)
+{
+	return sc_enter(&sc_submit, ctx->args[0], ctx->args[2], ctx->args[1]);
+}
+
+struct submit_ctx {
+	struct sc_args a;
+	__u64 pid_tgid;
+	__u32 n;
+};
+
+static __always_inline struct file *fd_file(__u32 fd)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fda, *f = NULL;
+
+	if (fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	fda = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&f, sizeof(f), &fda[fd]);
+	return f;
+}
+
+static __always_inline __u8 op_of(__u16 opcode)
+{
+	switch (opcode) {
+	case 0: /* IOCB_CMD_PREAD */
+	case 7: /* IOCB_CMD_PREADV */
+		return AIOS_OP_READ;
+	case 1: /* IOCB_CMD_PWRITE */
+	case 8: /* IOCB_CMD_PWRITEV */
+		return AIOS_OP_WRITE;
+	case 2:
+		return AIOS_OP_FSYNC;
+	case 3:
+		return AIOS_OP_FDSYNC;
+	case 5:
+		return AIOS_OP_POLL;
+	default:
+		return AIOS_OP_OTHER;
+	}
+}
+
+/* syscalls mode: one submitted iocb, read from the caller's memory */
+static long submit_iocb_cb(__u32 i, void *data)
+{
+	struct submit_ctx *s = data;
+	struct iocb *up = NULL;
+	struct iocb cb;
+	struct aios_key key;
+	struct aios_req r = {};
+	struct file *f;
+
+	if (i >= s->n)
+		return 1;
+	if (bpf_probe_read_user(&up, sizeof(up), (void *)(s->a.ptr + (__u64)i * sizeof(up))))
+		return 1;
+	if (bpf_probe_read_user(&cb, sizeof(cb), up))
+		return 0;
+	f = fd_file(cb.aio_fildes);
+	if (!f)
+		return 0;
+	r.ts = s->a.ts;
+	r.id = (__u64)up;
+	r.ctx = s->a.ctx;
+	r.obj = (__u64)up;
+	r.data = cb.aio_data;
+	r.offset = cb.aio_offset;
+	r.len = cb.aio_nbytes;
+	r.op = op_of(cb.aio_lio_opcode);
+	r.api = AIOS_API_AIO;
+	key.id = (__u64)up;
+	key.aux = aios_aux(s->a.ctx, s->pid_tgid >> 32);
+	submit_req(&key, &r, f, s->pid_tgid);
+	return 0;
+}
+
+SEC("?tracepoint/syscalls/sys_exit_io_submit")
+int tp_exit_submit(struct trace_event_raw_sys_exit *ctx)
+{
+	struct submit_ctx s;
+	struct sc_args *a;
+	long ret = ctx->ret;
+
+	s.pid_tgid = bpf_get_current_pid_tgid();
+	a = bpf_map_lookup_elem(&sc_submit, &s.pid_tgid);
+	if (!a)
+		return 0;
+	s.a = *a;
+	bpf_map_delete_elem(&sc_submit, &s.pid_tgid);
+	if (ret <= 0)
+		return 0;
+	if (want_hist_syscalls)
+		hist_add(AIOS_H_SUBMIT_BATCH, 0, ret);
+	if (!mode_syscalls)
+		return 0;
+	s.n = ret;
+	bpf_loop(s.n, submit_iocb_cb, &s, 0);
+	return 0;
+}
+
+/* ---- aiodev's tracepoints: the driver's own time, and its cancels ---- */
+
+/* The record of aiodev's event class, after the 8-byte common header. */
+struct aiodev_rec {
+	__u64 common;
+	__u64 id;
+	__s64 offset;
+	__u64 len;
+	__s64 res;
+	__u64 lat_ns;
+	__u32 minor;
+	__u32 op;
+	__u32 api;
+	__u32 flags;
+};
+
+static __always_inline int on_driver(struct aiodev_rec *rec, bool cancel)
+{
+	struct aios_key key = { .id = rec->id };
+	struct aios_req *r;
+
+	if (rec->api != AIOS_API_AIO)
+		return 0;
+	r = bpf_map_lookup_elem(&inflight, &key);
+	if (!r)
+		return 0;
+	r->driver_ns = rec->lat_ns;
+	r->flags |= AIOS_F_DRIVER | (cancel ? AIOS_F_CANCELLED : 0);
+	return 0;
+}
+
+SEC("?tracepoint/aiodev/aiodev_complete")
+int tp_aiodev_complete(struct aiodev_rec *rec)
+{
+	return on_driver(rec, false);
+}
+
+SEC("?tracepoint/aiodev/aiodev_cancel")
+int tp_aiodev_cancel(struct aiodev_rec *rec)
+{
+	return on_driver(rec, true);
+}
+
+char LICENSE[] SEC("license") = "GPL";

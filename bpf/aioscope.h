@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * aioscope.h - types shared by bpf/aioscope.bpf.c and user space (cli/tracer.c).
+ * Only __u32/__u64 types, no kernel includes: BPF (vmlinux.h), the CLI and tests
+ * all include it.
+ *
+ * The maps (see aioscope.bpf.c):
+ *   inflight   HASH  struct aios_key -> struct aios_req   pending requests
+ *   done       HASH  struct aios_key -> __u64            completion time, waiting
+ *                                                        for its reap (hist --reap)
+ *   hists      PERCPU_HASH struct aios_hkey -> struct aios_hist
+ *   qd         HASH  struct aios_qkey -> struct aios_qd  queue depth (now, max)
+ *   drops      PERCPU_ARRAY [AIOS_DROP_NR] __u64          drop counters
+ *   events     RINGBUF of struct aios_done / struct aios_reap records
+ */
+#ifndef __AIOSCOPE_H
+#define __AIOSCOPE_H
+
+#define AIOS_COMM_LEN		16
+#define AIOS_REAP_BATCH		32	/* io_events per reap record */
+
+/*
+ * Key of the in-flight table.
+ * fentry/kprobe modes: id = kiocb address, aux = 0.
+ * syscalls mode: id = user iocb pointer, aux = aios_aux(ctx, tgid).
+ */
+struct aios_key {
+	__u64 id;
+	__u64 aux;
+};
+
+/*
+ * Key joining a completion to its reap, and syscalls-mode key: user iocb pointers
+ * and context ids are per process; contexts are page aligned.
+ */
+static inline __u64 aios_aux(__u64 ctx, __u32 tgid)
+{
+	return (ctx >> 12) | ((__u64)tgid << 40);
+}
+
+enum aios_op { AIOS_OP_READ, AIOS_OP_WRITE, AIOS_OP_FSYNC, AIOS_OP_FDSYNC,
+	       AIOS_OP_POLL, AIOS_OP_OTHER };
+/* same values as aiodev's api field */
+enum aios_api { AIOS_API_SYNC, AIOS_API_AIO, AIOS_API_URING, AIOS_API_OTHER };
+enum aios_state { AIOS_DONE, AIOS_ERROR, AIOS_CANCELLED };
+
+/* aios_req.flags */
+#define AIOS_F_CANCELLED	1U	/* aiodev_cancel fired for it */
+#define AIOS_F_DRIVER		2U	/* driver_ns is valid */
+
+/* A pending request (value of the in-flight table). */
+struct aios_req {
+	__u64 ts;		/* submit, bpf_ktime_get_ns() */
+	__u64 id;		/* kiocb address (syscalls mode: user iocb pointer) */
+	__u64 ctx;		/* kioctx user_id */
+	__u64 obj;		/* user iocb pointer */
+	__u64 data;		/* aio_data */
+	__u64 ino;
+	__s64 offset;
+	__u64 len;		/* bytes requested */
+	__u64 driver_ns;	/* aiodev's lat_ns (flags & AIOS_F_DRIVER) */
+	__u32 dev;		/* kernel dev_t: i_rdev of device nodes, else s_dev */
+	__u32 pid;		/* submitter tgid */
+	__u32 tid;
+	__u32 qd;		/* device queue depth after this submit (want_qd) */
+	__u8 op;		/* enum aios_op */
+	__u8 api;		/* enum aios_api */
+	__u8 flags;
+	__u8 pad[5];
+	char comm[AIOS_COMM_LEN];	/* only with want_comm */
+};
+
+enum aios_rec_type { AIOS_REC_DONE = 1, AIOS_REC_REAP = 2 };
+
+/* Ring buffer record: one finished request. */
+struct aios_done {
+	__u32 type;		/* AIOS_REC_DONE */
+	__u32 state;		/* enum aios_state */
+	__u64 ts;		/* completion (syscalls mode: reap) */
+	__s64 res;
+	__u64 reap_ns;		/* syscalls mode only: 0 */
+	struct aios_req req;
+};
+
+struct aios_io_event {
+	__u64 data;
+	__u64 obj;
+	__s64 res;
+	__s64 res2;
+};
+
+/* Ring buffer record: up to AIOS_REAP_BATCH events returned by one io_getevents. */
+struct aios_reap {
+	__u32 type;		/* AIOS_REC_REAP */
+	__u32 n;
+	__u64 ts;
+	__u64 ctx;
+	__u32 pid;		/* reaper tgid */
+	__u32 pad;
+	struct aios_io_event ev[AIOS_REAP_BATCH];
+};
+
+/* Histograms. */
+enum aios_hist_kind { AIOS_H_LAT, AIOS_H_REAP, AIOS_H_DRIVER, AIOS_H_SUBMIT_BATCH,
+		      AIOS_H_REAP_BATCH, AIOS_H_NR };
+enum aios_group { AIOS_BY_NONE, AIOS_BY_OP, AIOS_BY_PID, AIOS_BY_DEV, AIOS_BY_CTX,
+		  AIOS_BY_QD };
+
+struct aios_hkey {
+	__u64 group;
+	__u32 kind;
+	__u32 pad;
+};
+
+/* AIO_HIST_BUCKETS comes from buckets.h */
+#define AIOS_HIST_SLOTS 2048
+struct aios_hist {
+	__u64 count;
+	__u64 sum;
+	__u64 max;
+	__u64 slots[AIOS_HIST_SLOTS];
+};
+
+/* Queue depth. */
+enum aios_qd_kind { AIOS_QD_TOTAL, AIOS_QD_DEV, AIOS_QD_CTX, AIOS_QD_PID, AIOS_QD_NR };
+
+struct aios_qkey {
+	__u32 kind;
+	__u32 pad;
+	__u64 key;
+};
+
+struct aios_qd {
+	__s64 cur;
+	__u64 max;
+};
+
+enum aios_drop {
+	AIOS_DROP_RINGBUF,	/* ring buffer full */
+	AIOS_DROP_INFLIGHT,	/* in-flight map full */
+	AIOS_DROP_HIST,		/* hist map full */
+	AIOS_DROP_QD,		/* qd map full */
+	AIOS_DROP_DONE,		/* done map full */
+	AIOS_DROP_UNMATCHED,	/* completion without a submit record */
+	AIOS_DROP_REAP_UNMATCHED, /* reap without a completion record (kernel join) */
+	AIOS_DROP_NR,
+};
+
+#endif /* __AIOSCOPE_H */

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * commands.h - the aioscope subcommands and helpers shared by their parsers.
+ *
+ * Exit status of every command: 0 ok, 1 runtime failure, 2 usage error
+ * (argp errors exit 2 too: main() sets argp_err_exit_status).
+ */
+#ifndef AIOSCOPE_COMMANDS_H
+#define AIOSCOPE_COMMANDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define AIOSCOPE_VERSION "0.1.0"
+
+#define EXIT_OK		0
+#define EXIT_RUNTIME	1
+#define EXIT_USAGE	2
+
+int cmd_snoop(int argc, char **argv);
+int cmd_hist(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_stuck(int argc, char **argv);
+
+/*
+ * Strict number parsing: the whole string must be a number in range
+ * (no sign for unsigned, no trailing junk, no empty string). Return 0 or -EINVAL.
+ */
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int parse_int(const char *s, int min, int max, int *out);
+/* seconds, fractional allowed ("0.5"), finite and > 0 unless allow_zero */
+int parse_seconds(const char *s, bool allow_zero, double *out);
+
+/* "Error: ..." on stderr (one line) */
+void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

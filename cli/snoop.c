@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aioscope snoop: one line per finished asynchronous request.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "json.h"
+#include "tracer.h"
+
+struct snoop_env {
+	struct tracer_opts o;
+	bool json;
+	double duration;
+	bool no_reap;
+	uint64_t start_mono;
+	int64_t mono_to_real;
+	uint64_t events;
+	struct aio_json j;
+};
+
+static volatile sig_atomic_t exiting;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	exiting = 1;
+}
+
+enum { OPT_DEV = 256, OPT_COMM, OPT_MINLAT, OPT_JSON, OPT_MODE, OPT_CGROUP, OPT_NOREAP,
+       OPT_RINGBUF };
+
+static const struct argp_option snoop_options[] = {
+	{ "pid", 'p', "PID", 0, "Only requests submitted by this process (tgid)", 0 },
+	{ "dev", OPT_DEV, "PATH", 0, "Only this device node, this file, or (a directory) "
+	  "this filesystem", 0 },
+	{ "comm", OPT_COMM, "NAME", 0, "Only requests submitted by tasks named NAME", 0 },
+	{ "cgroup", OPT_CGROUP, "PATH", 0, "Only tasks in this cgroup v2 (and below)", 0 },
+	{ "min-lat-us", OPT_MINLAT, "N", 0, "Only requests with lat >= N microseconds", 0 },
+	{ "json", OPT_JSON, NULL, 0, "One JSON object per line", 0 },
+	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: until Ctrl-C)", 0 },
+	{ "no-reap", OPT_NOREAP, NULL, 0, "Print at completion, without waiting for the reap", 0 },
+	{ "mode", OPT_MODE, "MODE", 0, "Force the attach mode: fentry, kprobe or syscalls", 0 },
+	{ "ringbuf-mb", OPT_RINGBUF, "MB", 0, "Ring buffer size (default 16)", 0 },
+	{ "verbose", 'v', NULL, 0, "Print the attach mode and libbpf debug output", 0 },
+	{ 0 },
+};
+
+static const char snoop_doc[] =
+	"Print one line per finished libaio request: time, comm, pid, api, op, device\n"
+	"(major:minor) and inode, offset, bytes, result, lat (submit -> complete), reap\n"
+	"(complete -> the io_getevents that returned it; '-' when none did), state.\n"
+	"A summary (events, lost events) ends the output on stderr.\n"
+	"\v"
+	"Examples:\n"
+	"  aioscope snoop                       # every request, until Ctrl-C\n"
+	"  aioscope snoop -p 1234 -d 10         # process 1234, for 10 seconds\n"
+	"  aioscope snoop --dev /dev/aiodev0    # requests to one device\n"
+	"  aioscope snoop --min-lat-us 1000     # requests slower than 1 ms\n"
+	"  aioscope snoop --json | jq .lat_ns   # JSON lines\n";
+
+int parse_mode(const char *s, enum tracer_mode *m);
+
+int parse_mode(const char *s, enum tracer_mode *m)
+{
+	if (!strcmp(s, "fentry"))
+		*m = TRACER_MODE_FENTRY;
+	else if (!strcmp(s, "kprobe"))
+		*m = TRACER_MODE_KPROBE;
+	else if (!strcmp(s, "syscalls"))
+		*m = TRACER_MODE_SYSCALLS;
+	else if (!strcmp(s, "auto"))
+		*m = TRACER_MODE_AUTO;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static error_t snoop_parse(int key, char *arg, struct argp_state *state)
+{
+	struct snoop_env *env = state->input;
+	uint64_t v;
+	int i;
+
+	switch (key) {
+	case 'p':
+		if (parse_int(arg, 1, INT32_MAX, &i))
+			argp_error(state, "invalid PID '%s'", arg);
+		env->o.pid = i;
+		break;
+	case OPT_DEV:
+		env->o.dev = arg;
+		break;
+	case OPT_COMM:
+		if (!*arg || strlen(arg) >= TRACER_COMM_LEN)
+			argp_error(state, "--comm must be 1..%d characters", TRACER_COMM_LEN - 1);
+		env->o.comm = arg;
+		break;
+	case OPT_CGROUP:
+		env->o.cgroup = arg;
+		break;
+	case OPT_MINLAT:
+		if (parse_u64(arg, 0, UINT64_MAX / 1000, &v))
+			argp_error(state, "invalid --min-lat-us '%s'", arg);
+		env->o.min_lat_ns = v * 1000;
+		break;
+	case OPT_JSON:
+		env->json = true;
+		break;
+	case 'd':
+		if (parse_seconds(arg, false, &env->duration))
+			argp_error(state, "invalid duration '%s'", arg);
+		break;
+	case OPT_NOREAP:
+		env->no_reap = true;
+		break;
+	case OPT_MODE:
+		if (parse_mode(arg, &env->o.mode))
+			argp_error(state, "invalid mode '%s' (fentry, kprobe, syscalls)", arg);
+		break;
+	case OPT_RINGBUF:
+		if (parse_u64(arg, 1, 1024, &v) || (v & (v - 1)))
+			argp_error(state, "--ringbuf-mb must be a power of two in 1..1024");
+		env->o.ringbuf_mb = (unsigned int)v;
+		break;
+	case 'v':
+		env->o.verbose = true;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static void print_header(void)
+{
+	printf("%-12s %-16s %7s %-5s %-6s %-9s %10s %12s %8s %8s %10s %10s %s\n",
+	       "TIME(s)", "COMM", "PID", "API", "OP", "DEV", "INO", "OFFSET", "BYTES", "RES",
+	       "LAT(us)", "REAP(us)", "STATE");
+}
+
+static int print_event(void *ctx, const struct tracer_event *e)
+{
+	struct snoop_env *env = ctx;
+	char dev[24];
+
+	env->events++;
+	if (env->json) {
+		struct aio_json *j = &env->j;
+		char id[24];
+
+		aio_json_start_object(j);
+		aio_json_u64_field(j, "ts_ns", e->ts_ns + env->mono_to_real);
+		aio_json_s64_field(j, "pid", e->pid);
+		aio_json_s64_field(j, "tid", e->tid);
+		aio_json_string_field(j, "comm", e->comm);
+		aio_json_string_field(j, "api", tracer_api_name(e->api));
+		aio_json_string_field(j, "op", tracer_op_name(e->op));
+		aio_json_string_field(j, "dev", tracer_dev_str(e->dev, dev, sizeof(dev)));
+		aio_json_u64_field(j, "ino", e->ino);
+		aio_json_s64_field(j, "offset", e->offset);
+		aio_json_u64_field(j, "bytes", e->bytes);
+		aio_json_s64_field(j, "res", e->res);
+		aio_json_u64_field(j, "lat_ns", e->lat_ns);
+		if (e->reap_ns == TRACER_REAP_NONE)
+			aio_json_null_field(j, "reap_ns");
+		else
+			aio_json_u64_field(j, "reap_ns", e->reap_ns);
+		if (e->driver_ns == TRACER_DRIVER_NONE)
+			aio_json_null_field(j, "driver_ns");
+		else
+			aio_json_u64_field(j, "driver_ns", e->driver_ns);
+		aio_json_string_field(j, "state", tracer_state_name(e->state));
+		snprintf(id, sizeof(id), "0x%llx", (unsigned long long)e->id);
+		aio_json_string_field(j, "id", id);
+		snprintf(id, sizeof(id), "0x%llx", (unsigned long long)e->ctx);
+		aio_json_string_field(j, "ctx", id);
+		aio_json_u64_field(j, "data", e->data);
+		aio_json_end_object(j);
+	} else {
+		char reap[24];
+
+		if (e->reap_ns == TRACER_REAP_NONE)
+			snprintf(reap, sizeof(reap), "-");
+		else
+			snprintf(reap, sizeof(reap), "%.1f", e->reap_ns / 1e3);
+		printf("%-12.6f %-16s %7d %-5s %-6s %-9s %10llu %12lld %8llu %8lld %10.1f %10s %s\n",
+		       (double)(e->ts_ns - env->start_mono) / 1e9, e->comm, e->pid,
+		       tracer_api_name(e->api), tracer_op_name(e->op),
+		       tracer_dev_str(e->dev, dev, sizeof(dev)), (unsigned long long)e->ino,
+		       (long long)e->offset, (unsigned long long)e->bytes, (long long)e->res,
+		       e->lat_ns / 1e3, reap, tracer_state_name(e->state));
+	}
+	return 0;
+}
+
+static uint64_t lost_total(const struct tracer_drops *d)
+{
+	return d->ringbuf_lost + d->inflight_full + d->join_lost + d->prog_misses;
+}
+
+static void summary(struct snoop_env *env, struct tracer *t)
+{
+	struct tracer_drops d;
+
+	tracer_drops(t, &d);
+	fprintf(stderr,
+		"%llu events, %llu lost events (ring buffer %llu, in-flight map full %llu, "
+		"join %llu, program misses %llu); mode %s\n",
+		(unsigned long long)env->events, (unsigned long long)lost_total(&d),
+		(unsigned long long)d.ringbuf_lost, (unsigned long long)d.inflight_full,
+		(unsigned long long)d.join_lost, (unsigned long long)d.prog_misses,
+		tracer_mode_name(t));
+	if (env->json) {
+		struct aio_json *j = &env->j;
+
+		aio_json_start_object(j);
+		aio_json_name(j, "summary");
+		aio_json_start_object(j);
+		aio_json_string_field(j, "mode", tracer_mode_name(t));
+		aio_json_u64_field(j, "events", env->events);
+		aio_json_u64_field(j, "lost", lost_total(&d));
+		aio_json_u64_field(j, "ringbuf_lost", d.ringbuf_lost);
+		aio_json_u64_field(j, "inflight_full", d.inflight_full);
+		aio_json_u64_field(j, "join_lost", d.join_lost);
+		aio_json_u64_field(j, "prog_misses", d.prog_misses);
+		aio_json_u64_field(j, "unmatched_complete", d.unmatched_complete);
+		aio_json_u64_field(j, "unmatched_reap", d.unmatched_reap);
+		aio_json_end_object(j);
+		aio_json_end_object(j);
+	}
+}
+
+int cmd_snoop(int argc, char **argv)
+{
+	static const struct argp argp = { snoop_options, snoop_parse, NULL, snoop_doc,
+					  NULL, NULL, NULL };
+	struct snoop_env env = { 0 };
+	struct tracer *t = NULL;
+	struct timespec rt;
+	char err[256];
+	uint64_t end = 0;
+	int rc;
+
+	env.o.events = true;
+	rc = argp_parse(&argp, argc, argv, 0, NULL, &env);
+	if (rc)
+		return EXIT_USAGE;
+	env.o.event_reap = !env.no_reap;
+
+	rc = tracer_open(&t, &env.o, err, sizeof(err));
+	if (rc) {
+		p_err("%s", err);
+		return rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	aio_json_init(&env.j, stdout, false);
+	env.start_mono = tracer_now_ns();
+	clock_gettime(CLOCK_REALTIME, &rt);
+	env.mono_to_real = (int64_t)((uint64_t)rt.tv_sec * 1000000000ULL + rt.tv_nsec) -
+			   (int64_t)env.start_mono;
+	if (env.o.verbose)
+		fprintf(stderr, "aioscope: attach mode %s, aiodev tracepoints %s\n",
+			tracer_mode_name(t), tracer_has_driver(t) ? "attached" : "absent");
+	fprintf(stderr, "Tracing asynchronous I/O (mode %s)... Hit Ctrl-C to end.\n",
+		tracer_mode_name(t));
+	if (!env.json)
+		print_header();
+	if (env.duration > 0)
+		end = env.start_mono + (uint64_t)(env.duration * 1e9);
+
+	rc = 0;
+	while (!exiting) {
+		int timeout = 100;
+
+		if (end) {
+			uint64_t now = tracer_now_ns();
+
+			if (now >= end)
+				break;
+			if ((end - now) / 1000000 < (uint64_t)timeout)
+				timeout = (int)((end - now) / 1000000) + 1;
+		}
+		rc = tracer_poll(t, timeout, print_event, &env);
+		if (rc < 0) {
+			p_err("reading events: %s", strerror(-rc));
+			break;
+		}
+		rc = 0;
+	}
+	/* requests finished but not reaped yet are printed with reap "-" */
+	tracer_poll(t, 0, print_event, &env);
+	tracer_flush(t, print_event, &env);
+	summary(&env, t);
+	tracer_close(t);
+	return rc ? EXIT_RUNTIME : EXIT_OK;
+}

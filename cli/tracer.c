@@ -1,0 +1,811 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tracer.c - BPF plumbing: mode choice, load, attach, events, maps (see tracer.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "aioscope.h"
+#include "buckets.h"
+#include "aioscope.skel.h"
+#include "tracer.h"
+
+_Static_assert(AIOS_HIST_SLOTS == AIO_HIST_BUCKETS, "histogram slots differ from buckets.h");
+_Static_assert(sizeof(struct aios_io_event) == 32, "io_event layout");
+
+#define JOIN_TIMEOUT_NS 2000000000ULL	/* deliver unreaped events after 2 s */
+
+/* A finished request waiting for its reap record (snoop: opts.event_reap). */
+struct join_ent {
+	uint64_t id, aux;		/* obj, aios_aux(ctx, pid); id == 0: free */
+	bool used;
+	struct tracer_event ev;
+};
+
+struct tracer {
+	struct aioscope_bpf *skel;
+	struct ring_buffer *rb;
+	struct tracer_opts opts;
+	enum tracer_mode mode;
+	bool driver;
+	int cgroup_fd;
+	int ncpus;
+	void *pcpu_buf;			/* ncpus * sizeof(struct aios_hist) */
+	/* poll state */
+	tracer_event_fn cb;
+	void *cb_ctx;
+	int cb_ret;
+	int delivered;
+	/* user-space join: open addressing, linear probing, backward-shift delete */
+	struct join_ent *join;
+	size_t join_cap, join_n;
+	uint64_t join_lost, unmatched_reap;
+	uint64_t last_sweep;
+	/* batch buffers for the in-flight table */
+	struct aios_key *ibkeys;
+	struct aios_req *ibvals;
+	uint32_t ibcap;
+};
+
+static bool g_verbose;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (!g_verbose && level != LIBBPF_WARN)
+		return 0;
+	if (!g_verbose)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+uint64_t tracer_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+const char *tracer_op_name(enum tracer_op op)
+{
+	static const char *const n[] = { "read", "write", "fsync", "fdsync", "poll", "other" };
+
+	return (unsigned int)op < sizeof(n) / sizeof(n[0]) ? n[op] : "other";
+}
+
+const char *tracer_api_name(enum tracer_api api)
+{
+	static const char *const n[] = { "sync", "aio", "uring", "other" };
+
+	return (unsigned int)api < sizeof(n) / sizeof(n[0]) ? n[api] : "other";
+}
+
+const char *tracer_state_name(enum tracer_state s)
+{
+	static const char *const n[] = { "done", "error", "cancelled" };
+
+	return (unsigned int)s < sizeof(n) / sizeof(n[0]) ? n[s] : "done";
+}
+
+static const char *const group_names[] = { "all", "op", "pid", "dev", "ctx", "qd" };
+
+const char *tracer_group_name(enum tracer_group g)
+{
+	return (unsigned int)g < sizeof(group_names) / sizeof(group_names[0]) ?
+		group_names[g] : "all";
+}
+
+int tracer_group_parse(const char *s)
+{
+	for (size_t i = 0; i < sizeof(group_names) / sizeof(group_names[0]); i++)
+		if (!strcmp(s, group_names[i]))
+			return (int)i;
+	return -1;
+}
+
+const char *tracer_dev_str(uint32_t dev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u:%u", dev >> 20, dev & 0xfffff);
+	return buf;
+}
+
+const char *tracer_mode_name(const struct tracer *t)
+{
+	switch (t->mode) {
+	case TRACER_MODE_FENTRY:
+		return "fentry";
+	case TRACER_MODE_KPROBE:
+		return "kprobe";
+	case TRACER_MODE_SYSCALLS:
+		return "syscalls";
+	default:
+		return "none";
+	}
+}
+
+bool tracer_has_driver(const struct tracer *t)
+{
+	return t->driver;
+}
+
+static uint32_t kdev(dev_t d)
+{
+	return (major(d) << 20) | (minor(d) & 0xfffff);
+}
+
+static bool have_aiodev_tracepoints(void)
+{
+	return !access("/sys/kernel/tracing/events/aiodev/aiodev_complete", F_OK) ||
+	       !access("/sys/kernel/debug/tracing/events/aiodev/aiodev_complete", F_OK);
+}
+
+static void set_autoload(struct bpf_program *p, bool on)
+{
+	bpf_program__set_autoload(p, on);
+}
+
+/* Which reap hooks an attempt uses. */
+enum reap_via { REAP_NONE, REAP_FEXIT, REAP_TP };
+
+/*
+ * One attempt: open the skeleton, configure for @mode, load and attach.
+ * Returns 0 with t->skel set, or -errno.
+ */
+static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
+		    bool driver, uint32_t fdev, bool ffile, uint64_t fino)
+{
+	const struct tracer_opts *o = &t->opts;
+	struct aioscope_bpf *s;
+	bool fentry = mode == TRACER_MODE_FENTRY, kprobe = mode == TRACER_MODE_KPROBE;
+	bool sysc = mode == TRACER_MODE_SYSCALLS;
+	bool submit_tp = sysc || o->hist_syscalls;
+	bool reap_tp = sysc || reap == REAP_TP;
+	int err;
+
+	s = aioscope_bpf__open();
+	if (!s)
+		return -errno ?: -ENOMEM;
+
+	s->rodata->targ_tgid = o->pid > 0 ? (uint32_t)o->pid : 0;
+	s->rodata->filter_cg = o->cgroup != NULL;
+	if (o->dev) {
+		s->rodata->filter_dev = true;
+		s->rodata->targ_dev = fdev;
+		s->rodata->filter_ino = ffile;
+		s->rodata->targ_ino = fino;
+	}
+	if (o->comm) {
+		s->rodata->filter_comm = true;
+		strncpy((char *)s->rodata->targ_comm, o->comm, AIOS_COMM_LEN - 1);
+	}
+	s->rodata->min_lat_ns = o->min_lat_ns;
+	s->rodata->want_events = o->events;
+	s->rodata->want_event_reap = o->events && o->event_reap && !sysc;
+	s->rodata->want_hist = o->hist;
+	s->rodata->hist_by = o->hist_by;
+	s->rodata->want_hist_reap = o->hist && o->hist_reap && !sysc;
+	s->rodata->want_hist_syscalls = o->hist && o->hist_syscalls;
+	s->rodata->want_comm = o->events || o->inflight;
+	s->rodata->want_qd = o->qd || (o->hist && o->hist_by == TRACER_BY_QD);
+	s->rodata->mode_syscalls = sysc;
+
+	bpf_map__set_max_entries(s->maps.events,
+				 o->events ? (o->ringbuf_mb ? o->ringbuf_mb : 16) << 20 : 4096);
+	bpf_map__set_max_entries(s->maps.inflight, o->max_inflight ? o->max_inflight : 65536);
+	if (!s->rodata->want_hist_reap)
+		bpf_map__set_max_entries(s->maps.done, 1);
+
+	set_autoload(s->progs.fentry_aio_read, fentry);
+	set_autoload(s->progs.fentry_aio_write, fentry);
+	set_autoload(s->progs.fentry_aio_fsync, fentry);
+	set_autoload(s->progs.fentry_aio_complete, fentry);
+	set_autoload(s->progs.fexit_do_io_getevents, fentry && reap == REAP_FEXIT);
+	set_autoload(s->progs.kprobe_aio_read, kprobe);
+	set_autoload(s->progs.kprobe_aio_write, kprobe);
+	set_autoload(s->progs.kprobe_aio_fsync, kprobe);
+	set_autoload(s->progs.kprobe_aio_complete, kprobe);
+	set_autoload(s->progs.tp_enter_submit, submit_tp);
+	set_autoload(s->progs.tp_exit_submit, submit_tp);
+	set_autoload(s->progs.tp_enter_getevents, reap_tp);
+	set_autoload(s->progs.tp_exit_getevents, reap_tp);
+	set_autoload(s->progs.tp_enter_pgetevents, reap_tp);
+	set_autoload(s->progs.tp_exit_pgetevents, reap_tp);
+	set_autoload(s->progs.tp_aiodev_complete, driver);
+	set_autoload(s->progs.tp_aiodev_cancel, driver);
+
+	err = aioscope_bpf__load(s);
+	if (err)
+		goto fail;
+	if (t->cgroup_fd >= 0) {
+		uint32_t k = 0;
+
+		err = bpf_map_update_elem(bpf_map__fd(s->maps.cgroup_map), &k, &t->cgroup_fd,
+					  BPF_ANY);
+		if (err) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	err = aioscope_bpf__attach(s);
+	if (err)
+		goto fail;
+	t->skel = s;
+	return 0;
+fail:
+	aioscope_bpf__destroy(s);
+	return err < 0 ? err : -EINVAL;
+}
+
+static int fail(char *err, size_t len, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static int on_record(void *ctx, void *data, size_t size);
+
+int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, size_t errlen)
+{
+	struct tracer *t;
+	uint32_t fdev = 0;
+	uint64_t fino = 0;
+	bool ffile = false, need_reap;
+	int rc = 0;
+
+	*out = NULL;
+	if (opts->comm && strlen(opts->comm) >= AIOS_COMM_LEN)
+		return fail(err, errlen, -EINVAL, "--comm '%s' is longer than %d characters",
+			    opts->comm, AIOS_COMM_LEN - 1);
+	if (opts->dev) {
+		struct stat st;
+
+		if (stat(opts->dev, &st))
+			return fail(err, errlen, -EINVAL, "--dev %s: %s", opts->dev,
+				    strerror(errno));
+		if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+			fdev = kdev(st.st_rdev);
+		} else if (S_ISREG(st.st_mode)) {
+			fdev = kdev(st.st_dev);
+			fino = st.st_ino;
+			ffile = true;
+		} else {
+			fdev = kdev(st.st_dev);	/* a directory: its filesystem */
+		}
+	}
+	if (geteuid() != 0)
+		return fail(err, errlen, -EPERM,
+			    "aioscope needs root (CAP_BPF and CAP_PERFMON) to load BPF programs");
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		return fail(err, errlen, -ENOTSUP,
+			    "this kernel has no BTF (/sys/kernel/btf/vmlinux): CONFIG_DEBUG_INFO_BTF=y is needed");
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return fail(err, errlen, -ENOMEM, "out of memory");
+	t->opts = *opts;
+	t->cgroup_fd = -1;
+	g_verbose = opts->verbose;
+	libbpf_set_print(libbpf_print);
+
+	if (opts->cgroup) {
+		t->cgroup_fd = open(opts->cgroup, O_RDONLY | O_DIRECTORY);
+		if (t->cgroup_fd < 0) {
+			rc = fail(err, errlen, -EINVAL, "--cgroup %s: %s", opts->cgroup,
+				  strerror(errno));
+			goto out;
+		}
+	}
+
+	t->driver = have_aiodev_tracepoints();
+	need_reap = (opts->events && opts->event_reap) || (opts->hist && opts->hist_reap) ||
+		    (opts->hist && opts->hist_syscalls);
+	rc = -ENOTSUP;
+	if (opts->mode == TRACER_MODE_AUTO || opts->mode == TRACER_MODE_FENTRY) {
+		t->mode = TRACER_MODE_FENTRY;
+		rc = try_mode(t, TRACER_MODE_FENTRY, need_reap ? REAP_FEXIT : REAP_NONE,
+			      t->driver, fdev, ffile, fino);
+		if (rc && need_reap)
+			rc = try_mode(t, TRACER_MODE_FENTRY, REAP_TP, t->driver, fdev, ffile, fino);
+		if (rc && t->driver) {
+			rc = try_mode(t, TRACER_MODE_FENTRY, need_reap ? REAP_TP : REAP_NONE,
+				      false, fdev, ffile, fino);
+			if (!rc)
+				t->driver = false;
+		}
+		if (opts->verbose && rc)
+			fprintf(stderr, "aioscope: fentry mode unavailable: %s\n", strerror(-rc));
+	}
+	if (rc && (opts->mode == TRACER_MODE_AUTO || opts->mode == TRACER_MODE_KPROBE)) {
+		t->mode = TRACER_MODE_KPROBE;
+		rc = try_mode(t, TRACER_MODE_KPROBE, need_reap ? REAP_TP : REAP_NONE, t->driver,
+			      fdev, ffile, fino);
+		if (rc && t->driver) {
+			rc = try_mode(t, TRACER_MODE_KPROBE, need_reap ? REAP_TP : REAP_NONE,
+				      false, fdev, ffile, fino);
+			if (!rc)
+				t->driver = false;
+		}
+		if (opts->verbose && rc)
+			fprintf(stderr, "aioscope: kprobe mode unavailable: %s\n", strerror(-rc));
+	}
+	if (rc && (opts->mode == TRACER_MODE_AUTO || opts->mode == TRACER_MODE_SYSCALLS)) {
+		t->mode = TRACER_MODE_SYSCALLS;
+		t->driver = false;
+		rc = try_mode(t, TRACER_MODE_SYSCALLS, REAP_TP, false, fdev, ffile, fino);
+		if (opts->verbose && rc)
+			fprintf(stderr, "aioscope: syscalls mode unavailable: %s\n", strerror(-rc));
+	}
+	if (rc) {
+		const char *what = opts->mode == TRACER_MODE_FENTRY ? "fentry (BPF trampolines)" :
+				   opts->mode == TRACER_MODE_KPROBE ? "kprobes" :
+				   opts->mode == TRACER_MODE_SYSCALLS ? "syscall tracepoints" :
+				   "fentry, kprobes or syscall tracepoints";
+
+		rc = fail(err, errlen, rc == -EINVAL ? -ENOTSUP : rc,
+			  "cannot trace: this kernel does not allow %s for BPF (%s; -v for details)",
+			  what, strerror(-rc));
+		goto out;
+	}
+
+	t->ncpus = libbpf_num_possible_cpus();
+	if (t->ncpus <= 0)
+		t->ncpus = 1;
+	t->pcpu_buf = calloc(t->ncpus, sizeof(struct aios_hist));
+	if (!t->pcpu_buf) {
+		rc = fail(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if (opts->events) {
+		t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), on_record, t, NULL);
+		if (!t->rb) {
+			rc = fail(err, errlen, -errno ?: -ENOMEM, "ring buffer: %s",
+				  strerror(errno));
+			goto out;
+		}
+	}
+	t->last_sweep = tracer_now_ns();
+	*out = t;
+	return 0;
+out:
+	tracer_close(t);
+	return rc;
+}
+
+void tracer_close(struct tracer *t)
+{
+	if (!t)
+		return;
+	ring_buffer__free(t->rb);
+	aioscope_bpf__destroy(t->skel);
+	if (t->cgroup_fd >= 0)
+		close(t->cgroup_fd);
+	free(t->pcpu_buf);
+	free(t->join);
+	free(t->ibkeys);
+	free(t->ibvals);
+	free(t);
+}
+
+/* ---- events ---- */
+
+static void req_to_event(const struct aios_req *r, struct tracer_event *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->submit_ns = r->ts;
+	e->id = r->id;
+	e->ctx = r->ctx;
+	e->obj = r->obj;
+	e->data = r->data;
+	e->ino = r->ino;
+	e->offset = r->offset;
+	e->bytes = r->len;
+	e->dev = r->dev;
+	e->qd = r->qd;
+	e->pid = (int32_t)r->pid;
+	e->tid = (int32_t)r->tid;
+	e->api = (enum tracer_api)r->api;
+	e->op = (enum tracer_op)r->op;
+	e->driver_ns = (r->flags & AIOS_F_DRIVER) ? r->driver_ns : TRACER_DRIVER_NONE;
+	memcpy(e->comm, r->comm, TRACER_COMM_LEN);
+	e->comm[TRACER_COMM_LEN - 1] = 0;
+}
+
+static int deliver(struct tracer *t, const struct tracer_event *e)
+{
+	int r;
+
+	if (t->cb_ret)
+		return t->cb_ret;
+	r = t->cb ? t->cb(t->cb_ctx, e) : 0;
+	t->delivered++;
+	if (r)
+		t->cb_ret = r;
+	return r;
+}
+
+static size_t join_hash(uint64_t id, uint64_t aux, size_t cap)
+{
+	uint64_t h = (id ^ (aux * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL;
+
+	return (size_t)(h >> 17) & (cap - 1);
+}
+
+static int join_grow(struct tracer *t)
+{
+	size_t ncap = t->join_cap ? t->join_cap * 2 : 4096;
+	struct join_ent *n = calloc(ncap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->join_cap; i++) {
+		struct join_ent *o = &t->join[i];
+		size_t j;
+
+		if (!o->used)
+			continue;
+		for (j = join_hash(o->id, o->aux, ncap); n[j].used; j = (j + 1) & (ncap - 1))
+			;
+		n[j] = *o;
+	}
+	free(t->join);
+	t->join = n;
+	t->join_cap = ncap;
+	return 0;
+}
+
+static void join_put(struct tracer *t, uint64_t id, uint64_t aux, const struct tracer_event *e)
+{
+	size_t j;
+
+	if ((t->join_n + 1) * 2 > t->join_cap && join_grow(t)) {
+		t->join_lost++;
+		return;
+	}
+	for (j = join_hash(id, aux, t->join_cap); t->join[j].used;
+	     j = (j + 1) & (t->join_cap - 1)) {
+		if (t->join[j].id == id && t->join[j].aux == aux) {
+			/* the same iocb completed twice without a reap: flush the old one */
+			deliver(t, &t->join[j].ev);
+			t->join[j].ev = *e;
+			return;
+		}
+	}
+	t->join[j].used = true;
+	t->join[j].id = id;
+	t->join[j].aux = aux;
+	t->join[j].ev = *e;
+	t->join_n++;
+}
+
+/* Remove slot j (backward-shift deletion keeps probe chains intact). */
+static void join_del(struct tracer *t, size_t j)
+{
+	size_t mask = t->join_cap - 1, i = j, k;
+
+	t->join[j].used = false;
+	t->join_n--;
+	for (;;) {
+		i = (i + 1) & mask;
+		if (!t->join[i].used)
+			return;
+		k = join_hash(t->join[i].id, t->join[i].aux, t->join_cap);
+		/* move i back into j when its home k is not in (j, i] */
+		if ((j < i) ? (k <= j || k > i) : (k <= j && k > i)) {
+			t->join[j] = t->join[i];
+			t->join[i].used = false;
+			j = i;
+		}
+	}
+}
+
+static struct join_ent *join_find(struct tracer *t, uint64_t id, uint64_t aux, size_t *slot)
+{
+	size_t j;
+
+	if (!t->join_cap)
+		return NULL;
+	for (j = join_hash(id, aux, t->join_cap); t->join[j].used;
+	     j = (j + 1) & (t->join_cap - 1)) {
+		if (t->join[j].id == id && t->join[j].aux == aux) {
+			*slot = j;
+			return &t->join[j];
+		}
+	}
+	return NULL;
+}
+
+/* Deliver joined events older than @min_age_ns with reap "none". */
+static void join_sweep(struct tracer *t, uint64_t now, uint64_t min_age_ns)
+{
+	size_t j = 0;
+
+	while (j < t->join_cap) {
+		struct join_ent *e = &t->join[j];
+
+		if (e->used && (min_age_ns == 0 || now - e->ev.ts_ns >= min_age_ns)) {
+			struct tracer_event ev = e->ev;
+
+			join_del(t, j);
+			deliver(t, &ev);
+			continue;	/* slot j may hold a shifted entry now */
+		}
+		j++;
+	}
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct tracer *t = ctx;
+	uint32_t type;
+
+	if (size < sizeof(uint32_t))
+		return 0;
+	type = *(uint32_t *)data;
+	if (type == AIOS_REC_DONE && size >= sizeof(struct aios_done)) {
+		const struct aios_done *d = data;
+		struct tracer_event e;
+
+		req_to_event(&d->req, &e);
+		e.ts_ns = d->ts;
+		e.lat_ns = d->ts - d->req.ts;
+		e.res = d->res;
+		e.state = (enum tracer_state)d->state;
+		e.reap_ns = TRACER_REAP_NONE;
+		if (t->opts.event_reap && t->mode != TRACER_MODE_SYSCALLS)
+			join_put(t, d->req.obj, aios_aux(d->req.ctx, d->req.pid), &e);
+		else
+			deliver(t, &e);
+	} else if (type == AIOS_REC_REAP && size >= sizeof(struct aios_reap)) {
+		const struct aios_reap *r = data;
+		uint64_t aux = aios_aux(r->ctx, r->pid);
+
+		for (uint32_t i = 0; i < r->n && i < AIOS_REAP_BATCH; i++) {
+			size_t slot;
+			struct join_ent *je = join_find(t, r->ev[i].obj, aux, &slot);
+			struct tracer_event ev;
+
+			if (!je) {
+				t->unmatched_reap++;
+				continue;
+			}
+			ev = je->ev;
+			ev.reap_ns = r->ts >= ev.ts_ns ? r->ts - ev.ts_ns : 0;
+			join_del(t, slot);
+			deliver(t, &ev);
+		}
+	}
+	return t->cb_ret;
+}
+
+int tracer_poll(struct tracer *t, int timeout_ms, tracer_event_fn cb, void *ctx)
+{
+	uint64_t now;
+	int err;
+
+	if (!t->rb)
+		return -EINVAL;
+	t->cb = cb;
+	t->cb_ctx = ctx;
+	t->cb_ret = 0;
+	t->delivered = 0;
+	/* records arrive without wakeups (BPF_RB_NO_WAKEUP): poll is a timed wait */
+	err = ring_buffer__poll(t->rb, timeout_ms);
+	if (err >= 0 || err == -EINTR)
+		err = ring_buffer__consume(t->rb);
+	if (err == -EINTR)
+		err = 0;
+	now = tracer_now_ns();
+	if (t->join_n && now - t->last_sweep > JOIN_TIMEOUT_NS / 4) {
+		join_sweep(t, now, JOIN_TIMEOUT_NS);
+		t->last_sweep = now;
+	}
+	if (t->cb_ret)
+		return t->cb_ret;
+	return err < 0 ? err : t->delivered;
+}
+
+int tracer_flush(struct tracer *t, tracer_event_fn cb, void *ctx)
+{
+	t->cb = cb;
+	t->cb_ctx = ctx;
+	t->cb_ret = 0;
+	t->delivered = 0;
+	if (t->rb)
+		ring_buffer__consume(t->rb);
+	join_sweep(t, tracer_now_ns(), 0);
+	return t->cb_ret ? t->cb_ret : t->delivered;
+}
+
+/* ---- maps ---- */
+
+int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
+{
+	int fd = bpf_map__fd(t->skel->maps.inflight);
+	uint32_t cap = bpf_map__max_entries(t->skel->maps.inflight);
+	struct aios_key out_batch;
+	bool first = true;
+	int n = 0;
+
+	if (!t->ibkeys) {
+		t->ibkeys = calloc(cap, sizeof(*t->ibkeys));
+		t->ibvals = calloc(cap, sizeof(*t->ibvals));
+		if (!t->ibkeys || !t->ibvals)
+			return -ENOMEM;
+		t->ibcap = cap;
+	}
+	for (;;) {
+		uint32_t count = t->ibcap;
+		int err;
+
+		err = bpf_map_lookup_batch(fd, first ? NULL : &out_batch, &out_batch,
+					   t->ibkeys, t->ibvals, &count, NULL);
+		if (err && errno != ENOENT)
+			return -errno;
+		for (uint32_t i = 0; i < count; i++) {
+			const struct aios_req *r = &t->ibvals[i];
+			struct tracer_inflight f = {
+				.id = r->id, .submit_ns = r->ts, .ctx = r->ctx, .obj = r->obj,
+				.ino = r->ino, .offset = r->offset, .bytes = r->len,
+				.dev = r->dev, .pid = (int32_t)r->pid, .tid = (int32_t)r->tid,
+				.op = (enum tracer_op)r->op,
+			};
+			int rc;
+
+			memcpy(f.comm, r->comm, TRACER_COMM_LEN);
+			f.comm[TRACER_COMM_LEN - 1] = 0;
+			n++;
+			rc = cb(ctx, &f);
+			if (rc)
+				return rc;
+		}
+		if (err)	/* ENOENT: that was the last batch */
+			break;
+		first = false;
+	}
+	return n;
+}
+
+int tracer_qd_foreach(struct tracer *t, tracer_qd_fn cb, void *ctx)
+{
+	int fd = bpf_map__fd(t->skel->maps.qd);
+	struct aios_qkey k, next;
+	struct aios_qd v;
+	void *prev = NULL;
+	int n = 0;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, &v))
+			continue;
+		struct tracer_qd q = { .kind = (enum tracer_qd_kind)k.kind, .key = k.key,
+				       .now = v.cur, .max = v.max };
+		int rc = cb(ctx, &q);
+
+		n++;
+		if (rc)
+			return rc;
+	}
+	return n;
+}
+
+int tracer_qd_reset_max(struct tracer *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.qd);
+	struct aios_qkey k, next;
+	struct aios_qd v;
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, &v))
+			continue;
+		v.max = v.cur > 0 ? (uint64_t)v.cur : 0;
+		bpf_map_update_elem(fd, &k, &v, BPF_EXIST);
+	}
+	return 0;
+}
+
+int tracer_hist_foreach(struct tracer *t, tracer_hist_fn cb, void *ctx)
+{
+	int fd = bpf_map__fd(t->skel->maps.hists);
+	struct aios_hkey k, next;
+	void *prev = NULL;
+	struct aios_hist *sum;
+	int n = 0, rc = 0;
+
+	sum = malloc(sizeof(*sum));
+	if (!sum)
+		return -ENOMEM;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		const struct aios_hist *pc = t->pcpu_buf;
+
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, t->pcpu_buf))
+			continue;
+		memset(sum, 0, sizeof(*sum));
+		for (int c = 0; c < t->ncpus; c++) {
+			sum->count += pc[c].count;
+			sum->sum += pc[c].sum;
+			if (pc[c].max > sum->max)
+				sum->max = pc[c].max;
+			for (int i = 0; i < AIOS_HIST_SLOTS; i++)
+				sum->slots[i] += pc[c].slots[i];
+		}
+		struct tracer_hist h = {
+			.kind = (enum tracer_hist_kind)k.kind, .group = k.group,
+			.count = sum->count, .sum = sum->sum, .max = sum->max,
+			.buckets = sum->slots, .nbuckets = AIOS_HIST_SLOTS,
+		};
+		n++;
+		rc = cb(ctx, &h);
+		if (rc)
+			break;
+	}
+	free(sum);
+	return rc ? rc : n;
+}
+
+static uint64_t prog_misses(struct bpf_program *p)
+{
+	struct bpf_prog_info info = {};
+	uint32_t len = sizeof(info);
+	int fd = bpf_program__fd(p);
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
+int tracer_drops(struct tracer *t, struct tracer_drops *d)
+{
+	int fd = bpf_map__fd(t->skel->maps.drops);
+	uint64_t *vals;
+	struct bpf_program *p;
+
+	memset(d, 0, sizeof(*d));
+	vals = calloc(t->ncpus, sizeof(uint64_t));
+	if (!vals)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < AIOS_DROP_NR; k++) {
+		uint64_t s = 0;
+
+		if (bpf_map_lookup_elem(fd, &k, vals))
+			continue;
+		for (int c = 0; c < t->ncpus; c++)
+			s += vals[c];
+		switch (k) {
+		case AIOS_DROP_RINGBUF: d->ringbuf_lost = s; break;
+		case AIOS_DROP_INFLIGHT: d->inflight_full = s; break;
+		case AIOS_DROP_HIST: d->hist_full = s; break;
+		case AIOS_DROP_QD: d->qd_full = s; break;
+		case AIOS_DROP_DONE: d->reap_full = s; break;
+		case AIOS_DROP_UNMATCHED: d->unmatched_complete = s; break;
+		case AIOS_DROP_REAP_UNMATCHED: d->unmatched_reap = s; break;
+		}
+	}
+	free(vals);
+	d->unmatched_reap += t->unmatched_reap;
+	d->join_lost = t->join_lost;
+	bpf_object__for_each_program(p, t->skel->obj)
+		if (bpf_program__autoload(p))
+			d->prog_misses += prog_misses(p);
+	return 0;
+}
