@@ -1,0 +1,1037 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aiodev stress: several worker processes, each with a libaio thread and an io_uring
+ * thread submitting random reads/writes (plain and vectored, buffered and O_DIRECT,
+ * some crossing the end of the device, a few fsyncs), cancelling at random with
+ * io_cancel / IORING_OP_ASYNC_CANCEL, tearing their contexts down with requests
+ * pending (io_destroy, io_uring_queue_exit); a knob process flipping every knob and
+ * checking `stats` and the debugfs `pending` listing at every read, writing `abort`
+ * now and then; and the main process forking victims that are killed with -9 while
+ * they have requests in flight.
+ *
+ * At the end every request a surviving thread submitted must have produced exactly
+ * one event (or have been abandoned by an io_destroy/ring exit, counted apart),
+ * inflight must return to 0.
+ *
+ *   stress [-t SECONDS] [-w WORKERS] [-s SEED]
+ *
+ * Prints "ok - ..." / "not ok - ..." lines and a summary line "stress: ...".
+ */
+#define _GNU_SOURCE
+#include <libaio.h>
+#include <liburing.h>
+#include <pthread.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <sys/mman.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#include "common.h"
+
+#define MAX_WORKERS	16
+#define AIO_SLOTS	48
+#define URING_SLOTS	32
+#define MAX_LEN		(64 * 1024)
+#define MAX_IOV		8
+#define CANCEL_TAG	(1ull << 63)
+
+/* Results of one submitting thread, in shared memory. */
+struct tres {
+	uint64_t submitted;		/* requests accepted by io_submit / consumed SQEs */
+	uint64_t events;		/* events reaped for them */
+	uint64_t abandoned;		/* pending at io_destroy / ring exit (no event) */
+	uint64_t bad_res;		/* event with an impossible result */
+	uint64_t dup_events;		/* event for a slot with nothing pending */
+	uint64_t eio, ecanceled, short_res;
+	uint64_t intr_cancel;		/* -EINTR of io-wq requests hit by ASYNC_CANCEL */
+	uint64_t cancel_calls, cancel_inprogress, cancel_einval, cancel_other;
+	uint64_t cancel_won;		/* io_cancel -EINPROGRESS and event -ECANCELED */
+	uint64_t destroys, destroy_max_ns;
+	uint64_t submit_err;		/* io_submit errors other than EAGAIN/EINTR */
+	uint64_t drain_aborts;
+	uint64_t leftover;		/* still pending when the drain gave up */
+	int done;
+	char err[160];
+};
+
+struct kres {
+	uint64_t knob_writes, knob_mismatch, knob_write_err;
+	uint64_t stats_reads, stats_violations, stats_nonmono, stats_parse_err;
+	uint64_t pending_reads, pending_lines, pending_bad;
+	uint64_t aborts, abort_err;
+	int done;
+	char err[200];
+};
+
+struct shared {
+	volatile int stop;		/* workers: stop submitting, drain */
+	volatile int knob_stop;
+	struct tres aio[MAX_WORKERS + 1];	/* [MAX_WORKERS]: the victims, unchecked */
+	struct tres uring[MAX_WORKERS + 1];
+	struct kres k;
+	uint64_t victim_submitted;
+};
+
+static struct shared *sh;
+static int ndev;
+static long cap;
+static int slow;
+
+static void seterr(char *dst, size_t sz, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (dst[0])
+		return;		/* keep the first */
+	va_start(ap, fmt);
+	vsnprintf(dst, sz, fmt, ap);
+	va_end(ap);
+}
+
+static int dev_open(int dev, int flags)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/dev/aiodev%d", dev);
+	return open(path, O_RDWR | flags);
+}
+
+static void write_abort(int dev)
+{
+	knob_write(dev, "abort", "1");
+}
+
+/* ---- one request's shape, shared by both APIs ---- */
+
+enum { OP_READ, OP_WRITE, OP_FSYNC };
+
+struct req {
+	bool busy;
+	bool cancel_asked;
+	int op;
+	bool vec;
+	bool direct;
+	long off;
+	size_t len;
+	int niov;
+	struct iovec iov[MAX_IOV];
+	char *buf;
+	struct iocb iocb;
+};
+
+static void req_init(struct req *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (posix_memalign((void **)&r->buf, 4096, MAX_LEN))
+		abort();
+	memset(r->buf, 0x5a, MAX_LEN);
+}
+
+/* Pick a random request. fsync only when allow_fsync. */
+static void req_random(struct req *r, uint64_t *seed, bool allow_fsync)
+{
+	uint64_t x = rnd_below(seed, 1000);
+
+	r->cancel_asked = false;
+	if (allow_fsync && x < 5) {
+		r->op = OP_FSYNC;
+		r->len = 0;
+		r->off = 0;
+		r->vec = false;
+		r->direct = false;
+		return;
+	}
+	r->op = rnd_below(seed, 2) ? OP_WRITE : OP_READ;
+	r->direct = rnd_below(seed, 4) == 0;
+	if (r->direct) {
+		r->len = 512 * (1 + rnd_below(seed, MAX_LEN / 512));
+		r->off = 512 * rnd_below(seed, cap / 512);
+	} else {
+		r->len = 1 + rnd_below(seed, MAX_LEN);
+		r->off = rnd_below(seed, cap);
+	}
+	/* Most requests inside the device; some cross or pass its end. */
+	if (rnd_below(seed, 50) != 0 && r->off + (long)r->len > cap)
+		r->off = cap - r->len;
+	if (r->direct)
+		r->off &= ~511L;
+	if (rnd_below(seed, 200) == 0)
+		r->off = cap + (r->direct ? 512 : 1) * rnd_below(seed, 8);
+	r->vec = !r->direct && rnd_below(seed, 3) == 0;
+	if (r->vec) {
+		size_t left = r->len, pos = 0;
+
+		r->niov = 0;
+		while (left && r->niov < MAX_IOV) {
+			size_t n = r->niov == MAX_IOV - 1 ? left : 1 + rnd_below(seed, left);
+
+			r->iov[r->niov].iov_base = r->buf + pos;
+			r->iov[r->niov].iov_len = n;
+			r->niov++;
+			pos += n;
+			left -= n;
+		}
+	} else {
+		r->niov = 1;
+		r->iov[0].iov_base = r->buf;
+		r->iov[0].iov_len = r->len;
+	}
+}
+
+/* Is res a valid outcome for r?  Counts into t. */
+static void check_res(struct tres *t, struct req *r, long res, const char *api)
+{
+	long expect;
+
+	if (r->op == OP_FSYNC) {
+		expect = 0;
+	} else if (r->off >= cap) {
+		expect = r->op == OP_READ ? 0 : -ENOSPC;
+	} else {
+		expect = (long)r->len;
+		if (r->off + expect > cap)
+			expect = cap - r->off;
+	}
+	if (r->op != OP_FSYNC && expect >= 0 && expect < (long)r->len)
+		t->short_res++;
+	if (res == expect)
+		return;
+	if (res == -EIO) {
+		t->eio++;
+		return;
+	}
+	if (res == -ECANCELED) {
+		t->ecanceled++;
+		return;
+	}
+	/*
+	 * IORING_OP_ASYNC_CANCEL reaching a request that an io-wq worker is
+	 * still submitting (waiting interruptibly for a queue slot) signals the
+	 * worker: the driver's wait returns -ERESTARTSYS, io_uring reports -EINTR.
+	 */
+	if (res == -EINTR && r->cancel_asked && !strcmp(api, "uring")) {
+		t->intr_cancel++;
+		return;
+	}
+	t->bad_res++;
+	seterr(t->err, sizeof(t->err),
+	       "%s op=%d vec=%d direct=%d off=%ld len=%zu: res %ld, expected %ld",
+	       api, r->op, r->vec, r->direct, r->off, r->len, res, expect);
+}
+
+/* ---- libaio thread ---- */
+
+struct wctx {
+	int id;
+	int dev;
+	uint64_t seed;
+	bool victim;
+};
+
+static void aio_prep(struct req *r, int fd, int dfd, int slot)
+{
+	struct iocb *cb = &r->iocb;
+
+	if (r->op == OP_FSYNC)
+		io_prep_fsync(cb, fd);
+	else if (r->vec && r->op == OP_READ)
+		io_prep_preadv(cb, fd, r->iov, r->niov, r->off);
+	else if (r->vec)
+		io_prep_pwritev(cb, fd, r->iov, r->niov, r->off);
+	else if (r->op == OP_READ)
+		io_prep_pread(cb, r->direct ? dfd : fd, r->buf, r->len, r->off);
+	else
+		io_prep_pwrite(cb, r->direct ? dfd : fd, r->buf, r->len, r->off);
+	cb->data = (void *)(uintptr_t)slot;
+}
+
+static void *aio_thread(void *arg)
+{
+	struct wctx *w = arg;
+	struct tres *t = &sh->aio[w->id];
+	static __thread struct req slots[AIO_SLOTS];
+	struct io_event ev[64];
+	io_context_t ctx = 0;
+	uint64_t seed = w->seed * 2 + 1;
+	int fd = dev_open(w->dev, 0), dfd = dev_open(w->dev, O_DIRECT);
+	int nbusy = 0, i, rc;
+	uint64_t deadline, last_progress;
+
+	if (fd < 0 || dfd < 0) {
+		seterr(t->err, sizeof(t->err), "open /dev/aiodev%d: %s", w->dev, strerror(errno));
+		t->done = 1;
+		return NULL;
+	}
+	for (i = 0; i < AIO_SLOTS; i++)
+		req_init(&slots[i]);
+	rc = io_setup(128, &ctx);
+	if (rc) {
+		seterr(t->err, sizeof(t->err), "io_setup: %s", strerror(-rc));
+		t->done = 1;
+		return NULL;
+	}
+
+	while (!sh->stop || w->victim) {
+		struct iocb *cbs[8];
+		int n = 0, want = 1 + rnd_below(&seed, 8);
+		struct timespec ts = { 0, 2 * 1000 * 1000 };
+
+		for (i = 0; i < AIO_SLOTS && n < want; i++) {
+			int s = (i + rnd_below(&seed, AIO_SLOTS)) % AIO_SLOTS;
+
+			if (slots[s].busy)
+				continue;
+			req_random(&slots[s], &seed, true);
+			aio_prep(&slots[s], fd, dfd, s);
+			slots[s].busy = true;	/* tentatively */
+			cbs[n++] = &slots[s].iocb;
+		}
+		if (n) {
+			rc = io_submit(ctx, n, cbs);
+			if (rc < 0) {
+				if (rc != -EAGAIN && rc != -EINTR) {
+					t->submit_err++;
+					seterr(t->err, sizeof(t->err), "io_submit: %s", strerror(-rc));
+				}
+				rc = 0;
+			}
+			for (i = rc; i < n; i++)
+				slots[(uintptr_t)cbs[i]->data].busy = false;
+			t->submitted += rc;
+			nbusy += rc;
+			if (w->victim)
+				__atomic_add_fetch(&sh->victim_submitted, rc, __ATOMIC_RELAXED);
+		}
+
+		rc = io_getevents(ctx, 0, 64, ev, &ts);
+		for (i = 0; i < rc; i++) {
+			int s = (uintptr_t)ev[i].data;
+			struct req *r = &slots[s];
+
+			if (s < 0 || s >= AIO_SLOTS || !r->busy ||
+			    ev[i].obj != &r->iocb) {
+				t->dup_events++;
+				seterr(t->err, sizeof(t->err), "event for slot %d that is not pending", s);
+				continue;
+			}
+			t->events++;
+			if (r->cancel_asked && (long)ev[i].res == -ECANCELED)
+				t->cancel_won++;
+			check_res(t, r, (long)ev[i].res, "aio");
+			r->busy = false;
+			nbusy--;
+		}
+
+		/* Random io_cancel of a pending request. */
+		if (nbusy && rnd_below(&seed, 8) == 0) {
+			int s = rnd_below(&seed, AIO_SLOTS);
+			struct io_event cev;
+
+			if (slots[s].busy) {
+				rc = io_cancel(ctx, &slots[s].iocb, &cev);
+				t->cancel_calls++;
+				if (rc == -EINPROGRESS) {
+					t->cancel_inprogress++;
+					slots[s].cancel_asked = true;
+				} else if (rc == -EINVAL) {
+					t->cancel_einval++;
+				} else {
+					t->cancel_other++;
+					seterr(t->err, sizeof(t->err), "io_cancel returned %d", rc);
+				}
+			}
+		}
+
+		/* Now and then: io_destroy with requests pending. */
+		if (nbusy && rnd_below(&seed, 400) == 0) {
+			uint64_t t0 = now_ns(), dt;
+
+			rc = io_destroy(ctx);
+			dt = now_ns() - t0;
+			if (rc) {
+				seterr(t->err, sizeof(t->err), "io_destroy: %s", strerror(-rc));
+				break;
+			}
+			t->destroys++;
+			if (dt > t->destroy_max_ns)
+				t->destroy_max_ns = dt;
+			t->abandoned += nbusy;
+			for (i = 0; i < AIO_SLOTS; i++)
+				slots[i].busy = false;
+			nbusy = 0;
+			ctx = 0;
+			rc = io_setup(128, &ctx);
+			if (rc) {
+				seterr(t->err, sizeof(t->err), "io_setup: %s", strerror(-rc));
+				break;
+			}
+		}
+	}
+
+	/* Drain: reap everything; abort (stalled requests) when nothing moves. */
+	deadline = now_ns() + 60ull * slow * 1000000000ull;
+	last_progress = now_ns();
+	while (nbusy && now_ns() < deadline && ctx) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+		rc = io_getevents(ctx, 0, 64, ev, &ts);
+		for (i = 0; i < rc; i++) {
+			int s = (uintptr_t)ev[i].data;
+			struct req *r = &slots[s];
+
+			if (s < 0 || s >= AIO_SLOTS || !r->busy) {
+				t->dup_events++;
+				continue;
+			}
+			t->events++;
+			if (r->cancel_asked && (long)ev[i].res == -ECANCELED)
+				t->cancel_won++;
+			check_res(t, r, (long)ev[i].res, "aio");
+			r->busy = false;
+			nbusy--;
+		}
+		if (rc > 0) {
+			last_progress = now_ns();
+		} else if (now_ns() - last_progress > 200ull * 1000000 * slow) {
+			write_abort(w->dev);
+			t->drain_aborts++;
+			last_progress = now_ns();
+		}
+	}
+	t->leftover = nbusy;
+	/* No further event may arrive for a request already reaped. */
+	if (ctx) {
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+		rc = io_getevents(ctx, 0, 64, ev, &ts);
+		if (rc > 0) {
+			t->dup_events += rc;
+			seterr(t->err, sizeof(t->err), "%d extra events after the drain", rc);
+		}
+		io_destroy(ctx);
+	}
+	close(fd);
+	close(dfd);
+	t->done = 1;
+	return NULL;
+}
+
+/* ---- io_uring thread ---- */
+
+static void uring_prep(struct io_uring_sqe *sqe, struct req *r, int fd, int dfd, int slot)
+{
+	if (r->vec && r->op == OP_READ)
+		io_uring_prep_readv(sqe, fd, r->iov, r->niov, r->off);
+	else if (r->vec)
+		io_uring_prep_writev(sqe, fd, r->iov, r->niov, r->off);
+	else if (r->op == OP_READ)
+		io_uring_prep_read(sqe, r->direct ? dfd : fd, r->buf, r->len, r->off);
+	else
+		io_uring_prep_write(sqe, r->direct ? dfd : fd, r->buf, r->len, r->off);
+	io_uring_sqe_set_data64(sqe, slot + 1);
+}
+
+static void *uring_thread(void *arg)
+{
+	struct wctx *w = arg;
+	struct tres *t = &sh->uring[w->id];
+	static __thread struct req slots[URING_SLOTS];
+	struct io_uring ring;
+	uint64_t seed = w->seed * 2 + 7;
+	int fd = dev_open(w->dev, 0), dfd = dev_open(w->dev, O_DIRECT);
+	int nbusy = 0, ncancel = 0, i, rc;
+	bool have_ring = false;
+	uint64_t deadline, last_progress;
+
+	if (fd < 0 || dfd < 0) {
+		seterr(t->err, sizeof(t->err), "open /dev/aiodev%d: %s", w->dev, strerror(errno));
+		t->done = 1;
+		return NULL;
+	}
+	for (i = 0; i < URING_SLOTS; i++)
+		req_init(&slots[i]);
+	rc = io_uring_queue_init(64, &ring, 0);
+	if (rc) {
+		seterr(t->err, sizeof(t->err), "io_uring_queue_init: %s", strerror(-rc));
+		t->done = 1;
+		return NULL;
+	}
+	have_ring = true;
+
+#define REAP_ONE(cqe) do {							\
+		uint64_t ud = (cqe)->user_data;					\
+		if (ud & CANCEL_TAG) {						\
+			ncancel--;						\
+			if ((cqe)->res == 0 || (cqe)->res == -EALREADY)		\
+				t->cancel_inprogress++;				\
+			else if ((cqe)->res == -ENOENT)				\
+				t->cancel_einval++;				\
+			else {							\
+				t->cancel_other++;				\
+				seterr(t->err, sizeof(t->err), "ASYNC_CANCEL: res %d", (cqe)->res); \
+			}							\
+		} else if (ud < 1 || ud > URING_SLOTS || !slots[ud - 1].busy) { \
+			t->dup_events++;					\
+			seterr(t->err, sizeof(t->err), "CQE for slot %llu that is not pending", \
+			       (unsigned long long)ud);				\
+		} else {							\
+			t->events++;						\
+			check_res(t, &slots[ud - 1], (cqe)->res, "uring");	\
+			slots[ud - 1].busy = false;				\
+			nbusy--;						\
+		}								\
+	} while (0)
+
+	while (!sh->stop || w->victim) {
+		struct io_uring_cqe *cqe;
+		struct __kernel_timespec ts = { 0, 2 * 1000 * 1000 };
+		int n = 0, want = 1 + rnd_below(&seed, 8);
+
+		for (i = 0; i < URING_SLOTS && n < want; i++) {
+			int s = (i + rnd_below(&seed, URING_SLOTS)) % URING_SLOTS;
+			struct io_uring_sqe *sqe;
+
+			if (slots[s].busy)
+				continue;
+			sqe = io_uring_get_sqe(&ring);
+			if (!sqe)
+				break;
+			req_random(&slots[s], &seed, false);
+			uring_prep(sqe, &slots[s], fd, dfd, s);
+			slots[s].busy = true;
+			n++;
+		}
+		if (n) {
+			rc = io_uring_submit(&ring);
+			if (rc != n) {
+				seterr(t->err, sizeof(t->err), "io_uring_submit: %d of %d", rc, n);
+				t->submit_err++;
+				break;
+			}
+			t->submitted += n;
+			nbusy += n;
+			if (w->victim)
+				__atomic_add_fetch(&sh->victim_submitted, n, __ATOMIC_RELAXED);
+		}
+		if (io_uring_wait_cqe_timeout(&ring, &cqe, &ts) == 0) {
+			unsigned int head, seen = 0;
+
+			io_uring_for_each_cqe(&ring, head, cqe) {
+				REAP_ONE(cqe);
+				seen++;
+			}
+			io_uring_cq_advance(&ring, seen);
+		}
+
+		/* IORING_OP_ASYNC_CANCEL cannot reach a request held by the driver; try. */
+		if (nbusy && rnd_below(&seed, 16) == 0) {
+			int s = rnd_below(&seed, URING_SLOTS);
+			struct io_uring_sqe *sqe;
+
+			if (slots[s].busy && (sqe = io_uring_get_sqe(&ring))) {
+				io_uring_prep_cancel64(sqe, s + 1, 0);
+				io_uring_sqe_set_data64(sqe, CANCEL_TAG | (s + 1));
+				if (io_uring_submit(&ring) == 1) {
+					slots[s].cancel_asked = true;
+					t->cancel_calls++;
+					ncancel++;
+				}
+			}
+		}
+
+		/* Now and then: tear the ring down with requests pending. */
+		if (nbusy && rnd_below(&seed, 400) == 0) {
+			uint64_t t0 = now_ns(), dt;
+
+			io_uring_queue_exit(&ring);
+			have_ring = false;
+			dt = now_ns() - t0;
+			t->destroys++;
+			if (dt > t->destroy_max_ns)
+				t->destroy_max_ns = dt;
+			t->abandoned += nbusy;
+			/* The buffers may still be written by the abandoned requests:
+			 * give those slots fresh buffers (the old ones leak on purpose). */
+			for (i = 0; i < URING_SLOTS; i++) {
+				if (slots[i].busy)
+					req_init(&slots[i]);
+			}
+			nbusy = 0;
+			ncancel = 0;
+			rc = io_uring_queue_init(64, &ring, 0);
+			if (rc) {
+				seterr(t->err, sizeof(t->err), "io_uring_queue_init: %s", strerror(-rc));
+				break;
+			}
+			have_ring = true;
+		}
+	}
+
+	deadline = now_ns() + 60ull * slow * 1000000000ull;
+	last_progress = now_ns();
+	while (have_ring && (nbusy || ncancel) && now_ns() < deadline) {
+		struct io_uring_cqe *cqe;
+		struct __kernel_timespec ts = { 0, 20 * 1000 * 1000 };
+
+		if (io_uring_wait_cqe_timeout(&ring, &cqe, &ts) == 0) {
+			unsigned int head, seen = 0;
+
+			io_uring_for_each_cqe(&ring, head, cqe) {
+				REAP_ONE(cqe);
+				seen++;
+			}
+			io_uring_cq_advance(&ring, seen);
+			last_progress = now_ns();
+		} else if (now_ns() - last_progress > 200ull * 1000000 * slow) {
+			write_abort(w->dev);
+			t->drain_aborts++;
+			last_progress = now_ns();
+		}
+	}
+	t->leftover = nbusy;
+	if (have_ring) {
+		struct io_uring_cqe *cqe;
+		struct __kernel_timespec ts = { 0, 50 * 1000 * 1000 };
+
+		if (io_uring_wait_cqe_timeout(&ring, &cqe, &ts) == 0) {
+			t->dup_events++;
+			seterr(t->err, sizeof(t->err), "extra CQE after the drain (user_data %llu)",
+			       (unsigned long long)cqe->user_data);
+		}
+		io_uring_queue_exit(&ring);
+	}
+	close(fd);
+	close(dfd);
+	t->done = 1;
+	return NULL;
+#undef REAP_ONE
+}
+
+static void run_worker(int id, int dev, uint64_t seed, bool victim)
+{
+	struct wctx w = { .id = id, .dev = dev, .seed = seed, .victim = victim };
+	pthread_t a, u;
+
+	pthread_create(&a, NULL, aio_thread, &w);
+	pthread_create(&u, NULL, uring_thread, &w);
+	pthread_join(a, NULL);
+	pthread_join(u, NULL);
+	_exit(0);
+}
+
+/* ---- knob process ---- */
+
+static regex_t pending_re;
+
+static void check_pending(struct kres *k, int dev)
+{
+	char path[128], *b, *line, *save = NULL;
+
+	snprintf(path, sizeof(path), DEBUGFS_AIODEV "/aiodev%d/pending", dev);
+	b = read_file(path, NULL);
+	if (!b) {
+		k->pending_bad++;
+		seterr(k->err, sizeof(k->err), "cannot read %s: %s", path, strerror(errno));
+		return;
+	}
+	k->pending_reads++;
+	for (line = strtok_r(b, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		k->pending_lines++;
+		if (regexec(&pending_re, line, 0, NULL, 0)) {
+			k->pending_bad++;
+			seterr(k->err, sizeof(k->err), "bad pending line: %.150s", line);
+		}
+	}
+	free(b);
+}
+
+static void check_stats(struct kres *k, int dev, struct aiodev_stats *prev)
+{
+	struct aiodev_stats st;
+
+	if (stats_read(dev, &st)) {
+		k->stats_parse_err++;
+		seterr(k->err, sizeof(k->err), "aiodev%d: stats has %d of 9 keys", dev, st.nkeys);
+		return;
+	}
+	k->stats_reads++;
+	if (!stats_invariant(&st)) {
+		k->stats_violations++;
+		seterr(k->err, sizeof(k->err),
+		       "aiodev%d: submitted %llu != completed %llu + failed %llu + cancelled %llu + inflight %llu",
+		       dev, (unsigned long long)st.submitted, (unsigned long long)st.completed,
+		       (unsigned long long)st.failed, (unsigned long long)st.cancelled,
+		       (unsigned long long)st.inflight);
+	}
+	if (st.submitted < prev->submitted || st.completed < prev->completed ||
+	    st.failed < prev->failed || st.cancelled < prev->cancelled ||
+	    st.max_inflight < prev->max_inflight || st.max_inflight < st.inflight) {
+		k->stats_nonmono++;
+		seterr(k->err, sizeof(k->err), "aiodev%d: a stats counter went backwards", dev);
+	}
+	*prev = st;
+}
+
+/* "completion" may read back as a list with the current choice in brackets. */
+static bool knob_matches(const char *back, const char *val)
+{
+	char want[80];
+
+	if (!strcmp(back, val))
+		return true;
+	snprintf(want, sizeof(want), "[%s]", val);
+	return strstr(back, want) != NULL;
+}
+
+static void set_knob(struct kres *k, int dev, const char *knob, const char *val)
+{
+	char back[64];
+	int rc = knob_write(dev, knob, val);
+
+	if (rc) {
+		k->knob_write_err++;
+		seterr(k->err, sizeof(k->err), "write %s=%s: %s", knob, val, strerror(-rc));
+		return;
+	}
+	k->knob_writes++;
+	if (knob_read(dev, knob, back, sizeof(back)) || !knob_matches(back, val)) {
+		k->knob_mismatch++;
+		seterr(k->err, sizeof(k->err), "%s: wrote %s, read back %s", knob, val, back);
+	}
+}
+
+static void knob_defaults(struct kres *k)
+{
+	for (int d = 0; d < ndev; d++) {
+		set_knob(k, d, "stall_every", "0");
+		set_knob(k, d, "fail_every", "0");
+		set_knob(k, d, "latency_ns", "0");
+		set_knob(k, d, "jitter_ns", "0");
+		set_knob(k, d, "queue_depth", "128");
+		set_knob(k, d, "completion", "hrtimer");
+	}
+}
+
+static void run_knobs(uint64_t seed)
+{
+	static const char *const lat[] = { "0", "0", "1000", "50000", "200000", "1000000" };
+	static const char *const jit[] = { "0", "0", "10000", "500000" };
+	static const char *const comp[] = { "hrtimer", "workqueue", "inline" };
+	static const char *const qd[] = { "1", "2", "8", "32", "128", "128", "1024", "65536" };
+	static const char *const fail[] = { "0", "0", "0", "3", "17" };
+	static const char *const stall[] = { "0", "0", "0", "7", "50" };
+	struct kres *k = &sh->k;
+	struct aiodev_stats prev[64];
+	uint64_t next_abort = now_ns() + 300 * 1000000ull;
+
+	memset(prev, 0, sizeof(prev));
+	while (!sh->knob_stop) {
+		int d = rnd_below(&seed, ndev);
+
+		switch (rnd_below(&seed, 6)) {
+		case 0: set_knob(k, d, "latency_ns", lat[rnd_below(&seed, 6)]); break;
+		case 1: set_knob(k, d, "jitter_ns", jit[rnd_below(&seed, 4)]); break;
+		case 2: set_knob(k, d, "completion", comp[rnd_below(&seed, 3)]); break;
+		case 3: set_knob(k, d, "queue_depth", qd[rnd_below(&seed, 8)]); break;
+		case 4: set_knob(k, d, "fail_every", fail[rnd_below(&seed, 5)]); break;
+		case 5: set_knob(k, d, "stall_every", stall[rnd_below(&seed, 5)]); break;
+		}
+		for (int i = 0; i < ndev && i < 64; i++) {
+			check_stats(k, i, &prev[i]);
+			check_pending(k, i);
+		}
+		if (now_ns() > next_abort) {
+			int rc = knob_write(rnd_below(&seed, ndev), "abort", "1");
+
+			if (rc) {
+				k->abort_err++;
+				seterr(k->err, sizeof(k->err), "abort: %s", strerror(-rc));
+			} else {
+				k->aborts++;
+			}
+			next_abort = now_ns() + (200 + rnd_below(&seed, 800)) * 1000000ull;
+		}
+		usleep(5000 + rnd_below(&seed, 20000));
+	}
+	knob_defaults(k);
+	for (int i = 0; i < ndev && i < 64; i++)
+		check_stats(k, i, &prev[i]);
+	k->done = 1;
+	_exit(0);
+}
+
+/* ---- main ---- */
+
+static int failures;
+
+static void result(bool ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - stress: %s", ok ? "ok" : "not ok", name);
+	if (fmt) {
+		printf(ok ? " (" : ": ");
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+		if (ok)
+			printf(")");
+	}
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+/* Wait for pid at most timeout_ns; returns elapsed ns or 0 on timeout. */
+static uint64_t reap(pid_t pid, uint64_t timeout_ns)
+{
+	uint64_t t0 = now_ns();
+
+	while (now_ns() - t0 < timeout_ns) {
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return now_ns() - t0 ? now_ns() - t0 : 1;
+		usleep(2000);
+	}
+	return 0;
+}
+
+static void dump_task(pid_t pid)
+{
+	char path[64], *b;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	b = read_file(path, NULL);
+	if (b) {
+		fprintf(stderr, "stress: stuck pid %d: %s", pid, b);
+		free(b);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+	b = read_file(path, NULL);
+	if (b) {
+		fprintf(stderr, "%s\n", b);
+		free(b);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int seconds = 60, nworkers = 4, opt;
+	uint64_t seed = now_ns() ^ getpid();
+	pid_t wpid[MAX_WORKERS], kpid;
+	uint64_t deadline, kills = 0, kill_max_ns = 0, kill_stuck = 0, t0;
+	struct tres tot = { 0 }, tc[2] = { { 0 } };
+	char errs[1024] = "";
+	bool workers_ok = true;
+
+	while ((opt = getopt(argc, argv, "t:w:s:")) != -1) {
+		switch (opt) {
+		case 't': seconds = atoi(optarg); break;
+		case 'w': nworkers = atoi(optarg); break;
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		default:
+			fprintf(stderr, "usage: stress [-t SECONDS] [-w WORKERS] [-s SEED]\n");
+			return 2;
+		}
+	}
+	if (nworkers < 1 || nworkers > MAX_WORKERS)
+		nworkers = 4;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ndev = nr_devices();
+	cap = capacity_bytes();
+	slow = slow_factor();
+	if (ndev < 1) {
+		result(false, "setup", "no %s/aiodevN (module not loaded?)", SYSFS_AIODEV);
+		return 1;
+	}
+	if (regcomp(&pending_re,
+		    "^id=0x[0-9a-f]+ api=(aio|uring|other) pid=[0-9]+ tid=[0-9]+ comm=[^ ]+ "
+		    "op=(read|write) off=[0-9]+ len=[0-9]+ age_ns=[0-9]+ stalled=[01] "
+		    "ctx=0x[0-9a-f]+ obj=0x[0-9a-f]+$", REG_EXTENDED | REG_NOSUB))
+		return 2;
+	printf("# stress: %d s, %d workers x (libaio + io_uring), %d devices, capacity %ld MiB, seed 0x%llx, slow x%d\n",
+	       seconds, nworkers, ndev, cap >> 20, (unsigned long long)seed, slow);
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		return 2;
+	memset(sh, 0, sizeof(*sh));
+
+	kpid = fork();
+	if (kpid == 0)
+		run_knobs(seed ^ 0x1234);
+	for (int i = 0; i < nworkers; i++) {
+		wpid[i] = fork();
+		if (wpid[i] == 0)
+			run_worker(i, i % ndev, seed + 1000 * (i + 1), false);
+	}
+
+	/* Victims: submit with both APIs, get killed with -9 while requests are pending. */
+	deadline = now_ns() + (uint64_t)seconds * 1000000000ull;
+	while (now_ns() < deadline) {
+		uint64_t vseed = rnd(&seed), dt;
+		pid_t v = fork();
+
+		if (v == 0)
+			run_worker(MAX_WORKERS, vseed % ndev, vseed, true);
+		usleep((50 + rnd_below(&seed, 400)) * 1000 * (slow > 1 ? 4 : 1));
+		kill(v, SIGKILL);
+		dt = reap(v, 30ull * slow * 1000000000ull);
+		kills++;
+		if (!dt) {
+			kill_stuck++;
+			dump_task(v);
+			waitpid(v, NULL, 0);	/* the final abort must free it */
+		} else if (dt > kill_max_ns) {
+			kill_max_ns = dt;
+		}
+		usleep(rnd_below(&seed, 200) * 1000);
+	}
+
+	/* Drain. The workers abort their device when nothing moves. */
+	sh->stop = 1;
+	t0 = now_ns();
+	for (int i = 0; i < nworkers; i++) {
+		if (!reap(wpid[i], 120ull * slow * 1000000000ull)) {
+			workers_ok = false;
+			dump_task(wpid[i]);
+			for (int d = 0; d < ndev; d++)
+				write_abort(d);
+			waitpid(wpid[i], NULL, 0);
+		}
+	}
+	sh->knob_stop = 1;
+	waitpid(kpid, NULL, 0);
+	printf("# drain took %.1f s\n", (now_ns() - t0) / 1e9);
+
+	for (int i = 0; i < nworkers; i++) {
+		struct tres *ts[2] = { &sh->aio[i], &sh->uring[i] };
+
+		for (int j = 0; j < 2; j++) {
+			struct tres *t = ts[j];
+
+			if (!t->done)
+				workers_ok = false;
+			if (t->err[0]) {
+				size_t l = strlen(errs);
+
+				snprintf(errs + l, sizeof(errs) - l, "%sworker %d %s: %s",
+					 l ? "; " : "", i, j ? "uring" : "aio", t->err);
+			}
+			tot.submitted += t->submitted;
+			tot.events += t->events;
+			tot.abandoned += t->abandoned;
+			tot.bad_res += t->bad_res;
+			tot.dup_events += t->dup_events;
+			tot.eio += t->eio;
+			tot.ecanceled += t->ecanceled;
+			tot.short_res += t->short_res;
+			tot.intr_cancel += t->intr_cancel;
+			tc[j].cancel_calls += t->cancel_calls;
+			tc[j].cancel_inprogress += t->cancel_inprogress;
+			tc[j].cancel_einval += t->cancel_einval;
+			tot.cancel_calls += t->cancel_calls;
+			tot.cancel_inprogress += t->cancel_inprogress;
+			tot.cancel_einval += t->cancel_einval;
+			tot.cancel_other += t->cancel_other;
+			tot.cancel_won += t->cancel_won;
+			tot.destroys += t->destroys;
+			if (t->destroy_max_ns > tot.destroy_max_ns)
+				tot.destroy_max_ns = t->destroy_max_ns;
+			tot.submit_err += t->submit_err;
+			tot.drain_aborts += t->drain_aborts;
+			tot.leftover += t->leftover;
+		}
+	}
+	if (errs[0])
+		fprintf(stderr, "stress: %s\n", errs);
+
+	result(workers_ok && !tot.leftover, "workers finished and drained", "%llu left pending",
+	       (unsigned long long)tot.leftover);
+	result(tot.submitted && tot.submitted == tot.events + tot.abandoned + tot.leftover &&
+	       !tot.dup_events && !tot.leftover,
+	       "every request of the surviving processes produced exactly one event",
+	       "%llu submitted, %llu events, %llu abandoned by io_destroy/ring exit, %llu duplicate or unknown",
+	       (unsigned long long)tot.submitted, (unsigned long long)tot.events,
+	       (unsigned long long)tot.abandoned, (unsigned long long)tot.dup_events);
+	result(!tot.bad_res, "every event carried a valid result",
+	       "%llu bad; %llu -EIO, %llu -ECANCELED, %llu -EINTR after ASYNC_CANCEL, %llu short",
+	       (unsigned long long)tot.bad_res, (unsigned long long)tot.eio,
+	       (unsigned long long)tot.ecanceled, (unsigned long long)tot.intr_cancel,
+	       (unsigned long long)tot.short_res);
+	result(!tot.cancel_other && tc[0].cancel_calls, "cancels returned documented codes",
+	       "io_cancel: %llu calls, %llu -EINPROGRESS (%llu then -ECANCELED), %llu -EINVAL; "
+	       "ASYNC_CANCEL: %llu calls, %llu 0/-EALREADY, %llu -ENOENT; %llu other",
+	       (unsigned long long)tc[0].cancel_calls, (unsigned long long)tc[0].cancel_inprogress,
+	       (unsigned long long)tot.cancel_won, (unsigned long long)tc[0].cancel_einval,
+	       (unsigned long long)tc[1].cancel_calls, (unsigned long long)tc[1].cancel_inprogress,
+	       (unsigned long long)tc[1].cancel_einval, (unsigned long long)tot.cancel_other);
+	result(!tot.submit_err, "submissions accepted", "%llu unexpected errors",
+	       (unsigned long long)tot.submit_err);
+	result(tot.destroy_max_ns < 10ull * slow * 1000000000ull,
+	       "io_destroy / ring exit with requests pending returned promptly",
+	       "%llu teardowns, slowest %.3f s", (unsigned long long)tot.destroys,
+	       tot.destroy_max_ns / 1e9);
+	result(!kill_stuck && kills, "kill -9 with requests pending: every victim exited promptly",
+	       "%llu kills, %llu stuck, slowest %.3f s, %llu requests submitted by victims",
+	       (unsigned long long)kills, (unsigned long long)kill_stuck, kill_max_ns / 1e9,
+	       (unsigned long long)sh->victim_submitted);
+	if (sh->k.err[0])
+		fprintf(stderr, "stress: knobs: %s\n", sh->k.err);
+	result(sh->k.done && !sh->k.stats_violations && !sh->k.stats_nonmono &&
+	       !sh->k.stats_parse_err && sh->k.stats_reads,
+	       "stats invariant held at every read",
+	       "%llu reads, %llu violations, %llu non-monotonic, %llu unparsable",
+	       (unsigned long long)sh->k.stats_reads, (unsigned long long)sh->k.stats_violations,
+	       (unsigned long long)sh->k.stats_nonmono, (unsigned long long)sh->k.stats_parse_err);
+	result(!sh->k.pending_bad && sh->k.pending_reads, "debugfs pending listing well-formed",
+	       "%llu reads, %llu lines, %llu bad", (unsigned long long)sh->k.pending_reads,
+	       (unsigned long long)sh->k.pending_lines, (unsigned long long)sh->k.pending_bad);
+	result(!sh->k.knob_mismatch && !sh->k.knob_write_err && sh->k.knob_writes,
+	       "knob writes accepted and read back",
+	       "%llu writes, %llu mismatches, %llu errors", (unsigned long long)sh->k.knob_writes,
+	       (unsigned long long)sh->k.knob_mismatch, (unsigned long long)sh->k.knob_write_err);
+	result(!sh->k.abort_err, "abort writes accepted", "%llu aborts by the knob process, %llu by draining workers",
+	       (unsigned long long)sh->k.aborts, (unsigned long long)tot.drain_aborts);
+
+	/* inflight back to 0 once everything is aborted (killed victims' uring rings
+	 * are torn down asynchronously). */
+	{
+		bool zero = false, inv = true;
+		struct aiodev_stats st;
+		uint64_t end = now_ns() + 30ull * slow * 1000000000ull;
+		char why[256] = "";
+
+		while (!zero && now_ns() < end) {
+			zero = true;
+			for (int d = 0; d < ndev; d++) {
+				write_abort(d);
+				if (stats_read(d, &st) || st.inflight) {
+					zero = false;
+					snprintf(why, sizeof(why), "aiodev%d inflight %llu", d,
+						 (unsigned long long)st.inflight);
+				}
+				if (!stats_invariant(&st))
+					inv = false;
+			}
+			if (!zero)
+				usleep(100000);
+		}
+		result(zero && inv, "inflight returned to 0 on every device", zero ? NULL : "%s", why);
+	}
+
+	printf("stress: %d s on %s: %llu requests (%llu events, %llu abandoned at teardown), "
+	       "%llu io_cancel + async cancels, %llu aborts, %llu kills, %llu io_destroy/ring exits, "
+	       "%llu knob changes, %llu stats reads, %llu victim requests\n",
+	       seconds, getenv("STRESS_KERNEL") ? getenv("STRESS_KERNEL") : "?",
+	       (unsigned long long)tot.submitted, (unsigned long long)tot.events,
+	       (unsigned long long)tot.abandoned, (unsigned long long)tot.cancel_calls,
+	       (unsigned long long)(sh->k.aborts + tot.drain_aborts), (unsigned long long)kills,
+	       (unsigned long long)tot.destroys, (unsigned long long)sh->k.knob_writes,
+	       (unsigned long long)sh->k.stats_reads, (unsigned long long)sh->victim_submitted);
+	return failures ? 1 : 0;
+}
