@@ -628,8 +628,9 @@ static void batch_plain(const struct top_view_state *st, const struct top_frame 
 	localtime_r(&now, &tm);
 	strftime(a, sizeof(a), "%H:%M:%S", &tm);
 	top_fmt_duration(b, sizeof(b), fr->elapsed_s);
-	printf("%s  tracing %s  mode %s  interval %.2fs  by %s\n", a, b, fr->mode,
-	       t->interval_s, top_group_name(fr->group));
+	printf("%s  tracing %s  mode %s  interval %.2fs  by %s  sort %s %s\n", a, b,
+	       fr->mode, t->interval_s, top_group_name(fr->group), top_col_name(st->sort_col),
+	       st->ascending ? "asc" : "desc");
 	top_fmt_rate(a, sizeof(a), t->r_s);
 	top_fmt_rate(b, sizeof(b), t->w_s);
 	printf("IOPS r %s w %s  MB/s %.2f  inflight %" PRIu64 " (max %" PRIu64 ")\n",
@@ -642,7 +643,7 @@ static void batch_plain(const struct top_view_state *st, const struct top_frame 
 	printf("lat avg %s p50 %s p99 %s max %s  err %" PRIu64 "  cncl %" PRIu64
 	       "  lost %" PRIu64 "  stuck %s\n", a, b, c, d, t->errors, t->cancelled,
 	       t->lost, e);
-	top_fmt_header(line, sizeof(line), st->sort_col, st->ascending);
+	top_fmt_header(line, sizeof(line));
 	printf("%s\n", line);
 	for (size_t i = 0; i < fr->nrows; i++) {
 		top_fmt_row(line, sizeof(line), &fr->rows[i]);

@@ -204,7 +204,7 @@ void top_fmt_count(char *buf, size_t sz, uint64_t v);
 void top_fmt_age(char *buf, size_t sz, uint64_t ns);
 void top_fmt_duration(char *buf, size_t sz, double s);
 void top_fmt_cell(char *buf, size_t sz, const struct top_row *r, enum top_col c);
-void top_fmt_header(char *buf, size_t sz, enum top_col sort, bool ascending);
+void top_fmt_header(char *buf, size_t sz);
 void top_fmt_row(char *buf, size_t sz, const struct top_row *r);
 void top_fmt_spark(char *buf, size_t sz, const uint64_t *v, size_t n, bool utf8);
 

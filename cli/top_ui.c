@@ -170,20 +170,26 @@ void top_fmt_cell(char *buf, size_t sz, const struct top_row *r, enum top_col c)
 	}
 }
 
-/* Format the column header line, marking the sort column. */
-void top_fmt_header(char *buf, size_t sz, enum top_col sort, bool ascending)
+/* The column header line (the sort column is named in the title line). */
+void top_fmt_header(char *buf, size_t sz)
 {
 	size_t off = 0;
 
 	buf[0] = '\0';
-	for (int c = 0; c < TOP_NR_COLS && off < sz; c++) {
-		char name[24];
-
-		snprintf(name, sizeof(name), "%s%s", cols[c].name,
-			 c == (int)sort ? (ascending ? "+" : "-") : "");
+	for (int c = 0; c < TOP_NR_COLS && off < sz; c++)
 		off += snprintf(buf + off, sz - off, cols[c].left ? "%-*s%s" : "%*s%s",
-				cols[c].width, name, c + 1 < TOP_NR_COLS ? " " : "");
-	}
+				cols[c].width, cols[c].name, c + 1 < TOP_NR_COLS ? " " : "");
+}
+
+/* Screen column where column @col starts, and its width. */
+static int col_x(enum top_col col, int *width)
+{
+	int x = 0;
+
+	for (int c = 0; c < (int)col; c++)
+		x += cols[c].width + 1;
+	*width = cols[col].width;
+	return x;
 }
 
 void top_fmt_row(char *buf, size_t sz, const struct top_row *r)
@@ -367,9 +373,10 @@ static void ui_draw(struct top_view_state *st, const struct top_frame *fr)
 	strftime(a, sizeof(a), "%H:%M:%S", &tm);
 	top_fmt_duration(b, sizeof(b), fr->elapsed_s);
 	snprintf(line, sizeof(line),
-		 "aiotop %s  tracing %s  mode %s  interval %.1fs  by %s%s",
+		 "aiotop %s  tracing %s  mode %s  interval %.1fs  by %s  sort %s %s%s",
 		 a, b, fr->mode ? fr->mode : "-", st->interval_s,
-		 top_group_name(st->group), st->paused ? "  [PAUSED]" : "");
+		 top_group_name(st->group), cols[st->sort_col].name,
+		 st->ascending ? "asc" : "desc", st->paused ? "  [PAUSED]" : "");
 	attron(A_BOLD);
 	put(0, 0, line);
 	attroff(A_BOLD);
@@ -406,8 +413,19 @@ static void ui_draw(struct top_view_state *st, const struct top_frame *fr)
 	}
 	put(3, 0, line);
 
-	top_fmt_header(line, sizeof(line), st->sort_col, st->ascending);
+	top_fmt_header(line, sizeof(line));
 	put_line(4, line, has_colors() ? COLOR_PAIR(PAIR_HEAD) : A_REVERSE);
+	{
+		/* the sort column's title stands out */
+		int w, x = col_x(st->sort_col, &w);
+		char title[32];
+
+		snprintf(title, sizeof(title), cols[st->sort_col].left ? "%-*s" : "%*s", w,
+			 cols[st->sort_col].name);
+		attron(A_BOLD | A_UNDERLINE | (has_colors() ? COLOR_PAIR(PAIR_HEAD) : A_REVERSE));
+		put(4, x, title);
+		attroff(A_BOLD | A_UNDERLINE | (has_colors() ? COLOR_PAIR(PAIR_HEAD) : A_REVERSE));
+	}
 
 	nvis = table_rows(st, fr);
 	sel = selected_index(st, fr);
