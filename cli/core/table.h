@@ -76,6 +76,9 @@ struct aio_row {
 	__u32 unseen;		/* consecutive intervals not fed */
 	bool seen;		/* fed in the current interval */
 	bool fresh;		/* created in the current interval */
+	bool snapped;		/* has had at least one snapshot */
+	bool depth_set;		/* a snapshot gave the depth this interval */
+	bool doomed;		/* being swept (internal) */
 };
 
 /* Sort columns (the dashboard's PID COMM DEV R/s W/s MB/s ... STUCK). */

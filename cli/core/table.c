@@ -1,0 +1,714 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * table.c - per-group rows: id map + ordered vector (htop Table), snapshot
+ * diffing (iotop-c create_diff), mark and sweep per interval.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <limits.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "table.h"
+
+#define FILTER_MAX	63
+#define MAP_MIN_CAP	64
+
+struct rslot {
+	__u64 key;
+	struct aio_row *row;	/* NULL: free slot */
+};
+
+struct aio_table {
+	enum aio_group kind;
+	struct aio_table_opts o;
+
+	struct rslot *map;	/* id -> row, open addressing */
+	size_t cap;		/* power of two */
+	size_t n;		/* rows */
+
+	struct aio_row **vis;	/* visible rows in sort order */
+	size_t nvis;
+	size_t viscap;
+
+	enum aio_col col;
+	bool desc;
+
+	char filter[FILTER_MAX + 1];
+	bool filter_is_num;
+	__u64 filter_num;
+
+	bool sel_valid;
+	__u64 sel_id;
+	size_t sel_idx;
+
+	struct aio_hist tot_lat;	/* merged interval latency */
+	struct aio_hist scratch_cur;	/* snapshot diffing */
+	struct aio_hist scratch_delta;
+};
+
+static const struct {
+	const char *label;
+	const char *alias;
+} col_names[AIO_COL_NR] = {
+	[AIO_COL_ID] = { "ID", "id" },
+	[AIO_COL_PID] = { "PID", "pid" },
+	[AIO_COL_COMM] = { "COMM", "comm" },
+	[AIO_COL_DEV] = { "DEV", "dev" },
+	[AIO_COL_RPS] = { "R/s", "rps" },
+	[AIO_COL_WPS] = { "W/s", "wps" },
+	[AIO_COL_BPS] = { "MB/s", "mbps" },
+	[AIO_COL_INFLIGHT] = { "INFLIGHT", "inflight" },
+	[AIO_COL_QDMAX] = { "QD-MAX", "qdmax" },
+	[AIO_COL_AVG] = { "AVG", "avg" },
+	[AIO_COL_P99] = { "P99", "p99" },
+	[AIO_COL_MAX] = { "MAX", "max" },
+	[AIO_COL_ERR] = { "ERR", "errors" },
+	[AIO_COL_CNCL] = { "CNCL", "cancelled" },
+	[AIO_COL_STUCK] = { "STUCK", "stuck" },
+};
+
+const char *aio_col_name(enum aio_col c)
+{
+	if ((unsigned int)c >= AIO_COL_NR)
+		return NULL;
+	return col_names[c].label;
+}
+
+int aio_col_parse(const char *name)
+{
+	int c;
+
+	if (!name)
+		return -EINVAL;
+	for (c = 0; c < AIO_COL_NR; c++) {
+		if (!strcasecmp(name, col_names[c].label) ||
+		    !strcasecmp(name, col_names[c].alias))
+			return c;
+	}
+	return -EINVAL;
+}
+
+/* ---- id map ---- */
+
+static inline size_t slot_of(__u64 key, size_t cap)
+{
+	return (size_t)((key * 0x9E3779B97F4A7C15ULL) >>
+			(64 - __builtin_ctzll((unsigned long long)cap)));
+}
+
+static struct rslot *map_find(const struct aio_table *t, __u64 key)
+{
+	size_t i;
+
+	for (i = slot_of(key, t->cap);; i = (i + 1) & (t->cap - 1)) {
+		if (!t->map[i].row)
+			return &t->map[i];
+		if (t->map[i].key == key)
+			return &t->map[i];
+	}
+}
+
+static int map_grow(struct aio_table *t)
+{
+	struct rslot *old = t->map;
+	size_t oldcap = t->cap, i;
+
+	t->map = calloc(oldcap * 2, sizeof(*t->map));
+	if (!t->map) {
+		t->map = old;
+		return -ENOMEM;
+	}
+	t->cap = oldcap * 2;
+	for (i = 0; i < oldcap; i++) {
+		if (old[i].row)
+			*map_find(t, old[i].key) = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+static void map_del(struct aio_table *t, struct rslot *s)
+{
+	size_t mask = t->cap - 1, i = (size_t)(s - t->map), j = i;
+
+	for (;;) {
+		size_t k;
+
+		j = (j + 1) & mask;
+		if (!t->map[j].row)
+			break;
+		k = slot_of(t->map[j].key, t->cap);
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		t->map[i] = t->map[j];
+		i = j;
+	}
+	t->map[i].row = NULL;
+	t->n--;
+}
+
+static void row_free(struct aio_row *r)
+{
+	free(r->lat);
+	free(r->lat_cum_prev);
+	free(r);
+}
+
+/* find or create the row of key; NULL on ENOMEM */
+static struct aio_row *row_get(struct aio_table *t, __u64 key)
+{
+	struct rslot *s = map_find(t, key);
+	struct aio_row *r;
+
+	if (s->row)
+		return s->row;
+	if ((t->n + 1) * 4 > t->cap * 3) {
+		if (map_grow(t))
+			return NULL;
+		s = map_find(t, key);
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->id = key;
+	r->fresh = true;
+	s->key = key;
+	s->row = r;
+	t->n++;
+	return r;
+}
+
+static int row_lat(struct aio_row *r)
+{
+	if (!r->lat) {
+		r->lat = calloc(1, sizeof(*r->lat));
+		if (!r->lat)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- life cycle ---- */
+
+struct aio_table *aio_table_new(enum aio_group kind,
+				const struct aio_table_opts *opts)
+{
+	struct aio_table *t;
+
+	if ((unsigned int)kind >= AIO_GROUP_NR) {
+		errno = EINVAL;
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->kind = kind;
+	if (opts) {
+		t->o = *opts;
+	} else {
+		t->o.linger = 2;
+		t->o.stuck_ns = 1000000000ULL;
+	}
+	t->cap = MAP_MIN_CAP;
+	t->map = calloc(t->cap, sizeof(*t->map));
+	if (!t->map) {
+		free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	t->col = AIO_COL_ID;
+	t->desc = true;
+	return t;
+}
+
+void aio_table_free(struct aio_table *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->cap; i++) {
+		if (t->map[i].row)
+			row_free(t->map[i].row);
+	}
+	free(t->map);
+	free(t->vis);
+	free(t);
+}
+
+enum aio_group aio_table_kind(const struct aio_table *t)
+{
+	return t->kind;
+}
+
+/* ---- feeding ---- */
+
+static void ident_from_req(struct aio_ident *id, const struct aio_req *r)
+{
+	id->pid = r->pid;
+	id->dev = r->dev;
+	id->ctx = r->ctx;
+	id->ino = r->ino;
+	memcpy(id->comm, r->comm, AIO_COMM_LEN);
+	id->comm[AIO_COMM_LEN - 1] = '\0';
+}
+
+int aio_table_complete(struct aio_table *t, const struct aio_req *r,
+		       __u64 bytes, __s64 res, __u64 lat_ns, bool cancelled)
+{
+	struct aio_row *row;
+
+	if (!t || !r)
+		return -EINVAL;
+	row = row_get(t, aio_group_key(r, t->kind));
+	if (!row)
+		return -ENOMEM;
+	ident_from_req(&row->ident, r);
+	row->seen = true;
+	if (cancelled) {
+		row->total.cancelled++;
+		return 0;
+	}
+	if (r->op == 0) {
+		row->total.reads++;
+		if (res >= 0)
+			row->total.read_bytes += bytes;
+	} else if (r->op == 1) {
+		row->total.writes++;
+		if (res >= 0)
+			row->total.write_bytes += bytes;
+	}
+	if (res < 0)
+		row->total.errors++;
+	if (!row->lat && row_lat(row))
+		return -ENOMEM;
+	aio_hist_add(row->lat, lat_ns);
+	return 0;
+}
+
+int aio_table_snapshot(struct aio_table *t, const struct aio_snap *s)
+{
+	struct aio_row *row;
+
+	if (!t || !s)
+		return -EINVAL;
+	row = row_get(t, s->id);
+	if (!row)
+		return -ENOMEM;
+	row->ident = s->ident;
+	row->ident.comm[AIO_COMM_LEN - 1] = '\0';
+	if (!row->snapped && t->o.new_rate_zero)
+		row->prev = s->cum;
+	row->total = s->cum;
+	row->seen = true;
+	if (s->has_depth) {
+		row->inflight = s->inflight;
+		row->max_inflight = s->max_inflight;
+		row->stuck = s->stuck;
+	}
+	if (s->cum_buckets) {
+		struct aio_hist *cur = &t->scratch_cur;
+		bool first = !row->lat_cum_prev;
+		bool skip = !row->snapped && t->o.new_rate_zero;
+
+		if (row_lat(row))
+			return -ENOMEM;
+		if (first) {
+			row->lat_cum_prev = calloc(1, sizeof(struct aio_hist));
+			if (!row->lat_cum_prev)
+				return -ENOMEM;
+		}
+		aio_hist_reset(cur);
+		aio_hist_add_buckets(cur, s->cum_buckets, AIO_HIST_BUCKETS);
+		if (s->cum_lat_sum_ns)
+			cur->sum = s->cum_lat_sum_ns;
+		if (!skip) {
+			aio_hist_diff(&t->scratch_delta, cur,
+				      row->lat_cum_prev);
+			aio_hist_merge(row->lat, &t->scratch_delta);
+		}
+		*row->lat_cum_prev = *cur;
+	}
+	row->depth_set = s->has_depth;
+	row->snapped = true;
+	return 0;
+}
+
+/* ---- sorting and the visible vector ---- */
+
+#define SPACESHIP(a, b) (((a) > (b)) - ((a) < (b)))
+
+static int col_cmp(const struct aio_row *a, const struct aio_row *b,
+		   enum aio_col c)
+{
+	switch (c) {
+	case AIO_COL_PID:
+		return SPACESHIP(a->ident.pid, b->ident.pid);
+	case AIO_COL_COMM:
+		return strcmp(a->ident.comm, b->ident.comm);
+	case AIO_COL_DEV:
+		return SPACESHIP(a->ident.dev, b->ident.dev);
+	case AIO_COL_RPS:
+		return SPACESHIP(a->reads_s, b->reads_s);
+	case AIO_COL_WPS:
+		return SPACESHIP(a->writes_s, b->writes_s);
+	case AIO_COL_BPS:
+		return SPACESHIP(a->bytes_s, b->bytes_s);
+	case AIO_COL_INFLIGHT:
+		return SPACESHIP(a->inflight, b->inflight);
+	case AIO_COL_QDMAX:
+		return SPACESHIP(a->max_inflight, b->max_inflight);
+	case AIO_COL_AVG:
+		return SPACESHIP(a->avg_ns, b->avg_ns);
+	case AIO_COL_P99:
+		return SPACESHIP(a->p99_ns, b->p99_ns);
+	case AIO_COL_MAX:
+		return SPACESHIP(a->max_ns, b->max_ns);
+	case AIO_COL_ERR:
+		return SPACESHIP(a->delta.errors, b->delta.errors);
+	case AIO_COL_CNCL:
+		return SPACESHIP(a->delta.cancelled, b->delta.cancelled);
+	case AIO_COL_STUCK:
+		return SPACESHIP(a->stuck, b->stuck);
+	case AIO_COL_ID:
+	default:
+		return SPACESHIP(a->id, b->id);
+	}
+}
+
+static int row_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct aio_row *a = *(struct aio_row *const *)pa;
+	const struct aio_row *b = *(struct aio_row *const *)pb;
+	const struct aio_table *t = arg;
+	int c = col_cmp(a, b, t->col);
+
+	if (c)
+		return t->desc ? -c : c;
+	return SPACESHIP(a->id, b->id);	/* ties: id ascending */
+}
+
+static bool row_visible(const struct aio_table *t, const struct aio_row *r)
+{
+	if (!t->filter[0])
+		return true;
+	if (t->filter_is_num && r->ident.pid == t->filter_num)
+		return true;
+	return strcasestr(r->ident.comm, t->filter) != NULL;
+}
+
+static int rebuild(struct aio_table *t)
+{
+	size_t i, old_idx = t->sel_idx;
+
+	if (t->viscap < t->n) {
+		size_t cap = t->n < 16 ? 16 : t->n * 2;
+		struct aio_row **v = realloc(t->vis, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->vis = v;
+		t->viscap = cap;
+	}
+	t->nvis = 0;
+	for (i = 0; i < t->cap; i++) {
+		struct aio_row *r = t->map[i].row;
+
+		if (r && row_visible(t, r))
+			t->vis[t->nvis++] = r;
+	}
+	if (t->nvis > 1)
+		qsort_r(t->vis, t->nvis, sizeof(*t->vis), row_cmp, t);
+	if (!t->sel_valid)
+		return 0;
+	for (i = 0; i < t->nvis; i++) {
+		if (t->vis[i]->id == t->sel_id) {
+			t->sel_idx = i;
+			return 0;
+		}
+	}
+	if (!t->nvis) {
+		t->sel_valid = false;
+		return 0;
+	}
+	t->sel_idx = old_idx < t->nvis ? old_idx : t->nvis - 1;
+	t->sel_id = t->vis[t->sel_idx]->id;
+	return 0;
+}
+
+/* ---- interval ---- */
+
+static void counters_delta(struct aio_counters *d,
+			   const struct aio_counters *cur,
+			   const struct aio_counters *prev)
+{
+	d->reads = aio_delta(cur->reads, prev->reads);
+	d->writes = aio_delta(cur->writes, prev->writes);
+	d->read_bytes = aio_delta(cur->read_bytes, prev->read_bytes);
+	d->write_bytes = aio_delta(cur->write_bytes, prev->write_bytes);
+	d->errors = aio_delta(cur->errors, prev->errors);
+	d->cancelled = aio_delta(cur->cancelled, prev->cancelled);
+}
+
+static void lat_stats(struct aio_row *r, const struct aio_hist *h)
+{
+	double mean;
+
+	r->lat_count = 0;
+	r->avg_ns = r->p99_ns = r->max_ns = 0;
+	if (!h || !h->count)
+		return;
+	r->lat_count = h->count;
+	if (!aio_hist_mean(h, &mean))
+		r->avg_ns = (__u64)(mean + 0.5);
+	aio_hist_percentile(h, 99.0, &r->p99_ns);
+	r->max_ns = h->max;
+}
+
+int aio_table_end_interval(struct aio_table *t, __u64 now_ns,
+			   __u64 interval_ns, const struct aio_inflight *inf)
+{
+	double secs;
+	size_t i;
+
+	if (!t || !interval_ns)
+		return -EINVAL;
+	secs = (double)interval_ns / 1e9;
+
+	/* in-flight counts from the request table */
+	for (i = 0; i < t->cap; i++) {
+		struct aio_row *r = t->map[i].row;
+
+		if (r && !r->depth_set)
+			r->inflight = r->max_inflight = r->stuck = 0;
+	}
+	if (inf) {
+		const struct aio_req *q;
+		size_t pos = 0;
+
+		while ((q = aio_inflight_next(inf, &pos)) != NULL) {
+			__u64 key = aio_group_key(q, t->kind);
+			struct aio_row *r = row_get(t, key);
+
+			if (!r)
+				return -ENOMEM;
+			if (r->depth_set)
+				continue;
+			if (r->fresh && !r->seen)
+				ident_from_req(&r->ident, q);
+			r->inflight++;
+			if (now_ns >= q->ts_ns &&
+			    now_ns - q->ts_ns >= t->o.stuck_ns)
+				r->stuck++;
+		}
+	}
+
+	aio_hist_reset(&t->tot_lat);
+	for (i = 0; i < t->cap; i++) {
+		struct aio_row *r = t->map[i].row;
+
+		if (!r)
+			continue;
+		if (inf && !r->depth_set) {
+			struct aio_depth d;
+
+			aio_inflight_depth(inf, t->kind, r->id, &d);
+			r->max_inflight = d.max > r->inflight ? d.max :
+								r->inflight;
+		}
+		r->depth_set = false;
+		counters_delta(&r->delta, &r->total, &r->prev);
+		r->prev = r->total;
+		r->reads_s = (double)r->delta.reads / secs;
+		r->writes_s = (double)r->delta.writes / secs;
+		r->bytes_s = (double)(r->delta.read_bytes +
+				      r->delta.write_bytes) / secs;
+		lat_stats(r, r->lat);
+		if (r->lat && r->lat->count) {
+			aio_hist_merge(&t->tot_lat, r->lat);
+			aio_hist_reset(r->lat);
+		}
+	}
+
+	/*
+	 * Sweep rows not fed for more than linger intervals and idle. Decide
+	 * first, then delete: a backward-shift delete can move a row that
+	 * was already visited (wrap-around), which must not count twice.
+	 */
+	for (i = 0; i < t->cap; i++) {
+		struct aio_row *r = t->map[i].row;
+
+		if (!r)
+			continue;
+		if (r->seen || r->inflight)
+			r->unseen = 0;
+		else if (++r->unseen > t->o.linger)
+			r->doomed = true;
+		r->seen = false;
+		r->fresh = false;
+	}
+	for (i = 0; i < t->cap;) {
+		struct aio_row *r = t->map[i].row;
+
+		if (r && r->doomed) {
+			row_free(r);
+			map_del(t, &t->map[i]);
+			continue;	/* a shifted row may now be at i */
+		}
+		i++;
+	}
+	return rebuild(t);
+}
+
+int aio_table_totals(const struct aio_table *t, struct aio_row *out,
+		     struct aio_hist *lat)
+{
+	size_t i;
+
+	if (!t || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < t->cap; i++) {
+		const struct aio_row *r = t->map[i].row;
+
+		if (!r)
+			continue;
+		out->delta.reads += r->delta.reads;
+		out->delta.writes += r->delta.writes;
+		out->delta.read_bytes += r->delta.read_bytes;
+		out->delta.write_bytes += r->delta.write_bytes;
+		out->delta.errors += r->delta.errors;
+		out->delta.cancelled += r->delta.cancelled;
+		out->total.reads += r->total.reads;
+		out->total.writes += r->total.writes;
+		out->total.read_bytes += r->total.read_bytes;
+		out->total.write_bytes += r->total.write_bytes;
+		out->total.errors += r->total.errors;
+		out->total.cancelled += r->total.cancelled;
+		out->reads_s += r->reads_s;
+		out->writes_s += r->writes_s;
+		out->bytes_s += r->bytes_s;
+		out->inflight += r->inflight;
+		out->max_inflight += r->max_inflight;
+		out->stuck += r->stuck;
+	}
+	lat_stats(out, &t->tot_lat);
+	if (lat)
+		*lat = t->tot_lat;
+	return 0;
+}
+
+/* ---- view ---- */
+
+size_t aio_table_size(const struct aio_table *t)
+{
+	return t ? t->n : 0;
+}
+
+const struct aio_row *aio_table_find(const struct aio_table *t, __u64 id)
+{
+	if (!t)
+		return NULL;
+	return map_find(t, id)->row;
+}
+
+int aio_table_sort(struct aio_table *t, enum aio_col c, bool desc)
+{
+	if (!t || (unsigned int)c >= AIO_COL_NR)
+		return -EINVAL;
+	t->col = c;
+	t->desc = desc;
+	return rebuild(t);
+}
+
+int aio_table_set_filter(struct aio_table *t, const char *text)
+{
+	size_t len, i;
+
+	if (!t)
+		return -EINVAL;
+	if (!text)
+		text = "";
+	len = strlen(text);
+	if (len > FILTER_MAX)
+		return -EINVAL;
+	memcpy(t->filter, text, len + 1);
+	t->filter_is_num = len > 0 && len <= 10;
+	t->filter_num = 0;
+	for (i = 0; i < len && t->filter_is_num; i++) {
+		if (!isdigit((unsigned char)text[i]))
+			t->filter_is_num = false;
+		else
+			t->filter_num = t->filter_num * 10 +
+					(__u64)(text[i] - '0');
+	}
+	return rebuild(t);
+}
+
+size_t aio_table_visible(const struct aio_table *t)
+{
+	return t ? t->nvis : 0;
+}
+
+const struct aio_row *aio_table_row(const struct aio_table *t, size_t i)
+{
+	if (!t || i >= t->nvis)
+		return NULL;
+	return t->vis[i];
+}
+
+ssize_t aio_table_select(struct aio_table *t, __u64 id)
+{
+	size_t i;
+
+	if (!t)
+		return -EINVAL;
+	for (i = 0; i < t->nvis; i++) {
+		if (t->vis[i]->id == id) {
+			t->sel_valid = true;
+			t->sel_id = id;
+			t->sel_idx = i;
+			return (ssize_t)i;
+		}
+	}
+	return -ENOENT;
+}
+
+ssize_t aio_table_select_move(struct aio_table *t, long delta)
+{
+	long idx;
+
+	if (!t)
+		return -EINVAL;
+	if (!t->nvis)
+		return -ENOENT;
+	if (!t->sel_valid) {
+		idx = 0;
+	} else if (delta < 0) {
+		size_t back = delta == LONG_MIN ? (size_t)LONG_MAX + 1 :
+						  (size_t)-delta;
+
+		idx = back > t->sel_idx ? 0 : (long)(t->sel_idx - back);
+	} else {
+		size_t room = t->nvis - 1 - t->sel_idx;
+
+		idx = (size_t)delta > room ? (long)t->nvis - 1 :
+					     (long)t->sel_idx + delta;
+	}
+	t->sel_valid = true;
+	t->sel_idx = (size_t)idx;
+	t->sel_id = t->vis[idx]->id;
+	return idx;
+}
+
+ssize_t aio_table_selected(const struct aio_table *t, __u64 *id)
+{
+	if (!t || !t->sel_valid)
+		return -ENOENT;
+	if (id)
+		*id = t->sel_id;
+	return (ssize_t)t->sel_idx;
+}
