@@ -122,7 +122,7 @@ struct aiodev_stats {
 
 struct aiodev_dev {
 	/*
-	 * Protects pending, cfg, stats, nr_slots, nr_requests, wseq and the
+	 * Protects pending, cfg, stats, nr_slots, nr_*_seen, wseq and the
 	 * state of every request on pending. Taken with spin_lock_irqsave()
 	 * everywhere: the hrtimer callback runs in hardirq context and the
 	 * aio cancel callback runs with irqs off under the aio ctx_lock
@@ -134,7 +134,8 @@ struct aiodev_dev {
 	struct aiodev_config cfg;	/* P: lock (writers), READ_ONCE readers */
 	struct aiodev_stats stats;	/* P: lock */
 	u32 nr_slots;			/* P: lock, admitted reads and writes */
-	u64 nr_requests;		/* P: lock, read/write admissions so far */
+	u64 nr_fail_seen;		/* P: lock, reads/writes since fail_every was set */
+	u64 nr_stall_seen;		/* P: lock, async reads/writes since stall_every was set */
 	u64 wseq;			/* P: lock, last write sequence number */
 	wait_queue_head_t room_wq;	/* waiters for nr_slots < queue_depth */
 	wait_queue_head_t fsync_wq;	/* fsync waiters for older writes */

@@ -256,17 +256,26 @@ static void aiodev_admit_locked(struct aiodev_dev *dev, struct aiodev_req *req)
 	req->submit_ns = ktime_get_ns();
 	if (req->op != AIODEV_OP_FSYNC) {
 		dev->nr_slots++;
-		n = ++dev->nr_requests;
 		req->completion = cfg->completion;
 		req->delay_ns = cfg->latency_ns;
 		if (cfg->jitter_ns)
 			req->delay_ns += get_random_u64() % (cfg->jitter_ns + 1);
-		if (cfg->fail_every && n % cfg->fail_every == 0) {
-			req->fail = true;
-		} else if (cfg->stall_every && req->async &&
-			   n % cfg->stall_every == 0) {
-			req->stalled = true;
-			dev->stats.stalled++;
+		/*
+		 * Counted from the moment the knob was set: fail_every over
+		 * all reads and writes, stall_every over asynchronous ones (a
+		 * synchronous request cannot stall). A request chosen by both
+		 * fails.
+		 */
+		if (cfg->fail_every) {
+			n = ++dev->nr_fail_seen;
+			req->fail = n % cfg->fail_every == 0;
+		}
+		if (cfg->stall_every && req->async) {
+			n = ++dev->nr_stall_seen;
+			if (n % cfg->stall_every == 0 && !req->fail) {
+				req->stalled = true;
+				dev->stats.stalled++;
+			}
 		}
 		if (req->op == AIODEV_OP_WRITE)
 			req->wseq = ++dev->wseq;

@@ -37,8 +37,8 @@ static int aiodev_parse_u64(const char *buf, u64 min, u64 max, u64 *val)
 
 /*
  * AIODEV_KNOB(name, min, max, apply): a read-write u64-parsed knob stored
- * in dev->cfg.name; @apply runs under dev->lock after the new value is set
- * (NULL if nothing else must happen).
+ * in dev->cfg.name; @apply runs under dev->lock right after the new value is
+ * set (NULL if nothing else must happen).
  */
 #define AIODEV_KNOB(name, min, max, apply)				\
 static ssize_t name##_show(struct device *d,				\
@@ -62,9 +62,9 @@ static ssize_t name##_store(struct device *d,				\
 		return -EINVAL;						\
 	spin_lock_irqsave(&dev->lock, flags);				\
 	WRITE_ONCE(dev->cfg.name, v);					\
-	spin_unlock_irqrestore(&dev->lock, flags);			\
 	if (fn)								\
 		fn(dev);						\
+	spin_unlock_irqrestore(&dev->lock, flags);			\
 	return count;							\
 }									\
 static DEVICE_ATTR_RW(name)
@@ -75,11 +75,22 @@ static void aiodev_queue_depth_apply(struct aiodev_dev *dev)
 	wake_up_all(&dev->room_wq);
 }
 
-AIODEV_KNOB(fail_every, 0, U32_MAX, NULL);
+/* "Every Nth request" counts from the moment the knob is written. */
+static void aiodev_fail_every_apply(struct aiodev_dev *dev)
+{
+	dev->nr_fail_seen = 0;
+}
+
+static void aiodev_stall_every_apply(struct aiodev_dev *dev)
+{
+	dev->nr_stall_seen = 0;
+}
+
+AIODEV_KNOB(fail_every, 0, U32_MAX, aiodev_fail_every_apply);
 AIODEV_KNOB(jitter_ns, 0, AIODEV_MAX_DELAY_NS, NULL);
 AIODEV_KNOB(latency_ns, 0, AIODEV_MAX_DELAY_NS, NULL);
 AIODEV_KNOB(queue_depth, 1, AIODEV_MAX_QUEUE_DEPTH, aiodev_queue_depth_apply);
-AIODEV_KNOB(stall_every, 0, U32_MAX, NULL);
+AIODEV_KNOB(stall_every, 0, U32_MAX, aiodev_stall_every_apply);
 
 static ssize_t completion_show(struct device *d, struct device_attribute *attr,
 			       char *buf)

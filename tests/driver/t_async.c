@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * True asynchrony (submit returns well before the latency), many requests in
+ * flight, synchronous latency and its interruption, completion order with jitter.
+ */
+#define _GNU_SOURCE
+#include "common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#define MS 1000000ull
+#define TRACE "/sys/kernel/tracing"
+
+static char buf[256][4096];
+
+static void test_aio_async(const char *mode)
+{
+	struct iocb cbs[16], *cbp[16];
+	struct io_event ev[16];
+	io_context_t ctx = 0;
+	uint64_t t0, t_sub, t_first = 0;
+	char name[128];
+	int fd = open_dev(O_RDWR), got, i;
+
+	set_knob("completion", mode);
+	set_knob("latency_ns", "50000000");
+	if (io_setup(16, &ctx))
+		die("io_setup");
+	for (i = 0; i < 16; i++) {
+		io_prep_pread(&cbs[i], fd, buf[i], 4096, i * 4096);
+		cbp[i] = &cbs[i];
+	}
+	t0 = now_ns();
+	submit_all(ctx, cbp, 16);
+	t_sub = now_ns() - t0;
+	got = io_getevents(ctx, 0, 16, ev, NULL);
+	got = got > 0 ? got : 0;
+	got += reap(ctx, ev + got, 16 - got, 5000);
+	t_first = now_ns() - t0;
+	snprintf(name, sizeof(name), "async aio %s: io_submit of 16 returns before the 50 ms latency", mode);
+	check(t_sub < 10 * MS, name, "io_submit took %.1f ms", t_sub / 1e6);
+	snprintf(name, sizeof(name), "async aio %s: the 16 events arrive after >= 50 ms", mode);
+	check(got == 16 && t_first >= 50 * MS && t_first < 1000 * MS, name,
+	      "got=%d after %.1f ms", got, t_first / 1e6);
+	io_destroy(ctx);
+	close(fd);
+}
+
+static void test_uring_async(const char *mode)
+{
+	struct io_uring ring;
+	struct io_uring_cqe *cqe;
+	uint64_t t0, t_sub, t_done;
+	char name[128];
+	int fd = open_dev(O_RDWR), i, got = 0, early;
+
+	set_knob("completion", mode);
+	set_knob("latency_ns", "50000000");
+	if (io_uring_queue_init(16, &ring, 0))
+		die("io_uring_queue_init");
+	for (i = 0; i < 16; i++)
+		io_uring_prep_read(io_uring_get_sqe(&ring), fd, buf[i], 4096, i * 4096);
+	t0 = now_ns();
+	i = io_uring_submit(&ring);
+	t_sub = now_ns() - t0;
+	early = io_uring_cq_ready(&ring);
+	while (got < 16) {
+		struct __kernel_timespec ts = { 5, 0 };
+
+		if (io_uring_wait_cqe_timeout(&ring, &cqe, &ts))
+			break;
+		if (cqe->res == 4096)
+			got++;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	t_done = now_ns() - t0;
+	snprintf(name, sizeof(name), "async io_uring %s: submit of 16 returns before the 50 ms latency", mode);
+	check(i == 16 && t_sub < 10 * MS && early == 0, name, "submitted %d in %.1f ms, %d CQEs early",
+	      i, t_sub / 1e6, early);
+	snprintf(name, sizeof(name), "async io_uring %s: the 16 CQEs arrive after >= 50 ms, no io-wq worker", mode);
+	check(got == 16 && t_done >= 50 * MS && count_iou_workers() == 0, name,
+	      "got=%d after %.1f ms, iou-wrk=%d", got, t_done / 1e6, count_iou_workers());
+	io_uring_queue_exit(&ring);
+	close(fd);
+}
+
+static int count_lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n++;
+	fclose(f);
+	return n;
+}
+
+static void test_many_inflight(void)
+{
+	struct iocb cbs[200], *cbp[200];
+	struct io_event ev[200];
+	io_context_t ctx = 0;
+	struct stats st;
+	int fd = open_dev(O_RDWR), i, got, lines;
+
+	set_knob("completion", "hrtimer");
+	set_knob("latency_ns", "300000000");
+	if (io_setup(200, &ctx))
+		die("io_setup");
+	for (i = 0; i < 200; i++) {
+		io_prep_pread(&cbs[i], fd, buf[i % 256], 4096, i * 4096);
+		cbp[i] = &cbs[i];
+	}
+	set_knob("queue_depth", "256");
+	submit_all(ctx, cbp, 200);
+	read_stats(&st);
+	lines = count_lines(DBG_PENDING);
+	check(st.inflight == 200 && st.max_inflight >= 200, "async: 200 requests in flight at once",
+	      "inflight=%lu max_inflight=%lu", (unsigned long)st.inflight,
+	      (unsigned long)st.max_inflight);
+	check(lines == 200, "async: debugfs pending lists the 200 requests", "%d lines", lines);
+	got = reap(ctx, ev, 200, 5000);
+	read_stats(&st);
+	check(got == 200 && st.inflight == 0, "async: all 200 complete", "got=%d inflight=%lu", got,
+	      (unsigned long)st.inflight);
+	io_destroy(ctx);
+	close(fd);
+	set_knob("queue_depth", "128");
+}
+
+static void test_sync_latency(void)
+{
+	int fd = open_dev(O_RDWR);
+	uint64_t t0, dt;
+	ssize_t n;
+
+	set_knob("latency_ns", "20000000");
+	t0 = now_ns();
+	n = pread(fd, buf[0], 4096, 0);
+	dt = now_ns() - t0;
+	check(n == 4096 && dt >= 20 * MS && dt < 500 * MS, "sync: pread honours latency_ns=20ms",
+	      "n=%zd took %.1f ms", n, dt / 1e6);
+	t0 = now_ns();
+	n = pwrite(fd, buf[0], 4096, 0);
+	dt = now_ns() - t0;
+	check(n == 4096 && dt >= 20 * MS && dt < 500 * MS, "sync: pwrite honours latency_ns=20ms",
+	      "n=%zd took %.1f ms", n, dt / 1e6);
+	set_knob("jitter_ns", "30000000");
+	t0 = now_ns();
+	for (int i = 0; i < 5; i++)
+		n = pread(fd, buf[0], 4096, 0);
+	dt = now_ns() - t0;
+	check(n == 4096 && dt >= 100 * MS && dt < 1500 * MS,
+	      "sync: 5 preads with latency 20ms + jitter 0..30ms take >= 100 ms",
+	      "n=%zd took %.1f ms", n, dt / 1e6);
+	set_knob("jitter_ns", "0");
+	close(fd);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static void test_sync_eintr(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	struct itimerval it = { .it_value = { 0, 100000 } };
+	int fd = open_dev(O_RDWR);
+	uint64_t t0, dt;
+	ssize_t n;
+	int err;
+
+	fill_pattern(buf[0], 4096, 77);
+	if (pwrite(fd, buf[0], 4096, 40960) != 4096)
+		die("pwrite");
+	sigaction(SIGALRM, &sa, NULL);
+	set_knob("latency_ns", "2000000000");
+	memset(buf[1], 0xab, 4096);
+	setitimer(ITIMER_REAL, &it, NULL);
+	t0 = now_ns();
+	n = pwrite(fd, buf[1], 4096, 40960);
+	err = errno;
+	dt = now_ns() - t0;
+	check(n == -1 && err == EINTR && dt < 1000 * MS,
+	      "sync: a signal interrupts the latency sleep (EINTR)", "n=%zd errno=%d after %.1f ms",
+	      n, err, dt / 1e6);
+	set_knob("latency_ns", "0");
+	n = pread(fd, buf[2], 4096, 40960);
+	check(n == 4096 && check_pattern(buf[2], 4096, 77),
+	      "sync: the interrupted write moved no data", "n=%zd", n);
+	signal(SIGALRM, SIG_DFL);
+	close(fd);
+}
+
+static int write_file(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+	int r;
+
+	if (!f)
+		return -1;
+	r = fputs(s, f) < 0;
+	return fclose(f) || r ? -1 : 0;
+}
+
+/* With jitter, completions come in drawn-latency order, not submission order. */
+static void test_jitter_order(void)
+{
+	enum { N = 32 };
+	struct iocb cbs[N], *cbp[N];
+	struct io_event ev[N];
+	io_context_t ctx = 0;
+	uint64_t t0, t_sub, tdone[N], lat[N];
+	int fd = open_dev(O_RDWR), i, got = 0, inversions = 0, nlat = 0, unsorted = 0;
+	bool in_window = true, traced;
+	char line[512];
+	FILE *f;
+
+	set_knob("completion", "hrtimer");
+	set_knob("latency_ns", "10000000");
+	set_knob("jitter_ns", "200000000");
+	traced = !write_file(TRACE "/events/aiodev/aiodev_complete/enable", "1") &&
+		 !write_file(TRACE "/trace", "");
+	if (io_setup(N, &ctx))
+		die("io_setup");
+	for (i = 0; i < N; i++) {
+		io_prep_pread(&cbs[i], fd, buf[i], 4096, i * 4096);
+		cbs[i].data = (void *)(long)i;
+		cbp[i] = &cbs[i];
+	}
+	t0 = now_ns();
+	submit_all(ctx, cbp, N);
+	t_sub = now_ns() - t0;
+	while (got < N) {
+		int r = reap(ctx, ev + got, 1, 5000);
+
+		if (r != 1)
+			break;
+		tdone[got] = now_ns() - t0;
+		if (got && (long)ev[got].data < (long)ev[got - 1].data)
+			inversions++;
+		if (tdone[got] < 10 * MS || tdone[got] > 1000 * MS)
+			in_window = false;
+		got++;
+	}
+	check(got == N && inversions > 0,
+	      "jitter: 32 requests complete out of submission order", "got=%d inversions=%d",
+	      got, inversions);
+	check(in_window, "jitter: every completion within latency..latency+jitter (+slack)",
+	      "a completion outside 10..1000 ms");
+	if (traced) {
+		write_file(TRACE "/events/aiodev/aiodev_complete/enable", "0");
+		f = fopen(TRACE "/trace", "r");
+		while (f && fgets(line, sizeof(line), f) && nlat < N) {
+			char *p = strstr(line, "aiodev_complete:");
+			unsigned long long v;
+
+			if (p && (p = strstr(p, "lat_ns=")) && sscanf(p, "lat_ns=%llu", &v) == 1)
+				lat[nlat++] = v;
+		}
+		if (f)
+			fclose(f);
+		/* submits spread over t_sub: allow that much disorder in lat_ns */
+		for (i = 1; i < nlat; i++)
+			if (lat[i] + t_sub + 2 * MS < lat[i - 1])
+				unsorted++;
+		check(nlat == N && unsorted == 0,
+		      "jitter: aiodev_complete events come in latency order (lat_ns ascending)",
+		      "%d events, %d out of order", nlat, unsorted);
+	} else {
+		check(false, "jitter: aiodev_complete events come in latency order (lat_ns ascending)",
+		      "cannot enable the tracepoint");
+	}
+	io_destroy(ctx);
+	close(fd);
+	set_knob("jitter_ns", "0");
+	set_knob("latency_ns", "0");
+}
+
+int main(void)
+{
+	reset_knobs();
+	test_aio_async("hrtimer");
+	test_aio_async("workqueue");
+	test_uring_async("hrtimer");
+	test_uring_async("workqueue");
+	reset_knobs();
+	test_many_inflight();
+	reset_knobs();
+	test_sync_latency();
+	test_sync_eintr();
+	reset_knobs();
+	test_jitter_order();
+	reset_knobs();
+	return failures() ? 1 : 0;
+}
