@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/format.h"
 #include "top.h"
 
 static bool ui_active;
@@ -61,41 +62,23 @@ int top_col_key(enum top_col c)
 
 /* ---------- small formatters (fixed width, never wider than asked) ---------- */
 
+/* A latency: "-" when there is no data (0 is never a measured latency here). */
 void top_fmt_ns(char *buf, size_t sz, uint64_t ns)
 {
 	if (ns == 0)
 		snprintf(buf, sz, "-");
-	else if (ns < 10000)
-		snprintf(buf, sz, "%" PRIu64 "ns", ns);
-	else if (ns < 10000000)
-		snprintf(buf, sz, "%.1fus", ns / 1e3);
-	else if (ns < 10000000000ULL)
-		snprintf(buf, sz, "%.2fms", ns / 1e6);
 	else
-		snprintf(buf, sz, "%.1fs", ns / 1e9);
-	/* 2.00ms reads better than 2000.0us */
-	if (ns >= 1000000 && ns < 10000000)
-		snprintf(buf, sz, "%.2fms", ns / 1e6);
+		aio_fmt_ns(buf, sz, ns);
 }
 
 void top_fmt_rate(char *buf, size_t sz, double v)
 {
-	if (v < 0.05)
-		snprintf(buf, sz, "0");
-	else if (v < 10)
-		snprintf(buf, sz, "%.1f", v);
-	else if (v < 1e6)
-		snprintf(buf, sz, "%.0f", v);
-	else
-		snprintf(buf, sz, "%.1fM", v / 1e6);
+	aio_fmt_count(buf, sz, v);
 }
 
 void top_fmt_count(char *buf, size_t sz, uint64_t v)
 {
-	if (v < 1000000)
-		snprintf(buf, sz, "%" PRIu64, v);
-	else
-		snprintf(buf, sz, "%.1fM", v / 1e6);
+	aio_fmt_count(buf, sz, (double)v);
 }
 
 void top_fmt_age(char *buf, size_t sz, uint64_t ns)
@@ -207,30 +190,17 @@ void top_fmt_row(char *buf, size_t sz, const struct top_row *r)
 	}
 }
 
-/* Sparkline of @n values scaled to @max into @buf (UTF-8 blocks or ASCII). */
 void top_fmt_spark(char *buf, size_t sz, const uint64_t *v, size_t n, bool utf8)
 {
-	static const char *const blocks[] = {
-		"\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588",
-	};
-	static const char ascii[] = "_.-:=+*#";
-	uint64_t max = 0;
-	size_t off = 0;
+	__u64 vals[TOP_SPARK_LEN];
 
-	buf[0] = '\0';
+	if (n > TOP_SPARK_LEN)
+		n = TOP_SPARK_LEN;
 	for (size_t i = 0; i < n; i++)
-		if (v[i] > max)
-			max = v[i];
-	for (size_t i = 0; i < n && off + 4 < sz; i++) {
-		unsigned int lvl = max ? (unsigned int)((v[i] * 7 + max - 1) / max) : 0;
-
-		if (lvl > 7)
-			lvl = 7;
-		if (utf8)
-			off += snprintf(buf + off, sz - off, "%s", blocks[lvl]);
-		else
-			buf[off++] = v[i] ? ascii[lvl] : ' ', buf[off] = '\0';
-	}
+		vals[i] = v[i];
+	buf[0] = '\0';
+	if (n)
+		aio_sparkline(buf, sz, vals, n, 0, !utf8);
 }
 
 /* ------------------------------ the curses view ------------------------------ */
