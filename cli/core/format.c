@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/* format.c - human-readable units and sparklines into caller buffers. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "format.h"
+
+/*
+ * Print x (>= 1 in units[0]) with 3 significant digits, moving to the next
+ * unit (x / base) while the rounded value would reach base.
+ */
+static int fmt_sig3(char *buf, size_t len, double x, double base,
+		    const char *const *units, int nunits, bool two_dec)
+{
+	int u = 0;
+
+	for (;;) {
+		bool last = u == nunits - 1;
+
+		if (two_dec && x < 9.995)
+			return snprintf(buf, len, "%.2f%s", x, units[u]);
+		if (!two_dec && x < 99.95)
+			return snprintf(buf, len, "%.1f%s", x, units[u]);
+		if (two_dec && x < 99.95)
+			return snprintf(buf, len, "%.1f%s", x, units[u]);
+		if (x < base - 0.5 || last)
+			return snprintf(buf, len, "%.0f%s", x, units[u]);
+		x /= base;
+		u++;
+	}
+}
+
+int aio_fmt_ns(char *buf, size_t len, __u64 ns)
+{
+	static const char *const units[] = { "us", "ms", "s" };
+
+	if (!buf || !len)
+		return -EINVAL;
+	if (ns < 1000)
+		return snprintf(buf, len, "%lluns", (unsigned long long)ns);
+	return fmt_sig3(buf, len, (double)ns / 1000.0, 1000.0, units, 3,
+			true);
+}
+
+int aio_fmt_rate(char *buf, size_t len, double bps)
+{
+	static const char *const units[] = { "kB/s", "MB/s", "GB/s",
+					     "TB/s", "PB/s" };
+
+	if (!buf || !len)
+		return -EINVAL;
+	if (!(bps > 0))
+		bps = 0;
+	if (bps < 999.5)
+		return snprintf(buf, len, "%.0fB/s", bps);
+	return fmt_sig3(buf, len, bps / 1000.0, 1000.0, units, 5, true);
+}
+
+int aio_fmt_bytes(char *buf, size_t len, __u64 bytes)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB",
+					     "PiB", "EiB" };
+
+	if (!buf || !len)
+		return -EINVAL;
+	if (bytes < 1024)
+		return snprintf(buf, len, "%lluB", (unsigned long long)bytes);
+	return fmt_sig3(buf, len, (double)bytes / 1024.0, 1024.0, units, 6,
+			false);
+}
+
+int aio_fmt_count(char *buf, size_t len, double n)
+{
+	static const char *const units[] = { "k", "M", "G", "T", "P" };
+
+	if (!buf || !len)
+		return -EINVAL;
+	if (!(n > 0))
+		n = 0;
+	if (n < 9.95 && n != floor(n))
+		return snprintf(buf, len, "%.1f", n);
+	if (n < 999.5)
+		return snprintf(buf, len, "%.0f", n);
+	return fmt_sig3(buf, len, n / 1000.0, 1000.0, units, 5, true);
+}
+
+int aio_sparkline(char *buf, size_t len, const __u64 *vals, size_t n,
+		  __u64 max, bool ascii)
+{
+	static const char ascii_lv[] = "_.-:=+*#";
+	size_t i, w = ascii ? 1 : 3, out = 0;
+
+	if (!buf || !len || (n && !vals))
+		return -EINVAL;
+	if (!max) {
+		for (i = 0; i < n; i++)
+			if (vals[i] > max)
+				max = vals[i];
+	}
+	for (i = 0; i < n; i++) {
+		double f = max ? (double)vals[i] / (double)max : 0.0;
+		int lv = (int)(f * 7.0 + 0.5);
+
+		if (lv > 7)
+			lv = 7;
+		if (lv < 0)
+			lv = 0;
+		if (out + w + 1 > len)
+			break;
+		if (ascii) {
+			buf[out] = ascii_lv[lv];
+		} else {
+			/* U+2581 .. U+2588: E2 96 81 .. E2 96 88 */
+			buf[out] = (char)0xE2;
+			buf[out + 1] = (char)0x96;
+			buf[out + 2] = (char)(0x81 + lv);
+		}
+		out += w;
+	}
+	buf[out] = '\0';
+	return (int)(n * w);
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of cli/core/format.[ch]. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "cli/core/format.h"
+#include "unit.h"
+
+#define EXPECT(call, want)						\
+	do {								\
+		char b_[64];						\
+		int n_ = call;						\
+		UASSERT(n_ == (int)strlen(want) && !strcmp(b_, want),	\
+			"%s gave \"%s\" (%d), want \"%s\"", #call, b_,	\
+			n_, want);					\
+	} while (0)
+
+static void test_format_ns_units(void)
+{
+	EXPECT(aio_fmt_ns(b_, sizeof(b_), 0), "0ns");
+	EXPECT(aio_fmt_ns(b_, sizeof(b_), 812), "812ns");
+	EXPECT(aio_fmt_ns(b_, sizeof(b_), 999), "999ns");
+	EXPECT(aio_fmt_ns(b_, sizeof(b_), 1000), "1.00us");
+	EXPECT(aio_fmt_ns(b_, sizeof(b_), 8120), "8.12us");
+	EXPECT(aio_fmt_ns(b_, sizeof(b_), 812000), "812us");
+	EXPECT(aio_fmt_ns(b_, sizeof(b_), 2100000), "2.10ms");
+	EXPECT(aio_fmt_ns(b_, sizeof(b_), 1500000000ULL), "1.50s");
+	EXPECT(aio_fmt_ns(b_, sizeof(b_), 152000000000ULL), "152s");
+	EXPECT(aio_fmt_ns(b_, sizeof(b_), 5000000000000ULL), "5000s");
+}
+
+static void test_format_ns_rounding_boundaries(void)
+{
+	EXPECT(aio_fmt_ns(b_, sizeof(b_), 9994), "9.99us");
+	EXPECT(aio_fmt_ns(b_, sizeof(b_), 9996), "10.0us");
+	EXPECT(aio_fmt_ns(b_, sizeof(b_), 99940), "99.9us");
+	EXPECT(aio_fmt_ns(b_, sizeof(b_), 99960), "100us");
+	EXPECT(aio_fmt_ns(b_, sizeof(b_), 999400), "999us");
+	EXPECT(aio_fmt_ns(b_, sizeof(b_), 999600), "1.00ms");
+	EXPECT(aio_fmt_ns(b_, sizeof(b_), 999600000ULL), "1.00s");
+}
+
+static void test_format_rate(void)
+{
+	EXPECT(aio_fmt_rate(b_, sizeof(b_), 0), "0B/s");
+	EXPECT(aio_fmt_rate(b_, sizeof(b_), -5), "0B/s");
+	EXPECT(aio_fmt_rate(b_, sizeof(b_), NAN), "0B/s");
+	EXPECT(aio_fmt_rate(b_, sizeof(b_), 512), "512B/s");
+	EXPECT(aio_fmt_rate(b_, sizeof(b_), 999.4), "999B/s");
+	EXPECT(aio_fmt_rate(b_, sizeof(b_), 999.6), "1.00kB/s");
+	EXPECT(aio_fmt_rate(b_, sizeof(b_), 12300), "12.3kB/s");
+	EXPECT(aio_fmt_rate(b_, sizeof(b_), 12.3e6), "12.3MB/s");
+	EXPECT(aio_fmt_rate(b_, sizeof(b_), 1.2e9), "1.20GB/s");
+	EXPECT(aio_fmt_rate(b_, sizeof(b_), 3.4e12), "3.40TB/s");
+}
+
+static void test_format_bytes(void)
+{
+	EXPECT(aio_fmt_bytes(b_, sizeof(b_), 0), "0B");
+	EXPECT(aio_fmt_bytes(b_, sizeof(b_), 1023), "1023B");
+	EXPECT(aio_fmt_bytes(b_, sizeof(b_), 1024), "1.0KiB");
+	EXPECT(aio_fmt_bytes(b_, sizeof(b_), 4096), "4.0KiB");
+	EXPECT(aio_fmt_bytes(b_, sizeof(b_), 1536 * 1024), "1.5MiB");
+	EXPECT(aio_fmt_bytes(b_, sizeof(b_), 200ULL << 20), "200MiB");
+	EXPECT(aio_fmt_bytes(b_, sizeof(b_), 1ULL << 40), "1.0TiB");
+	EXPECT(aio_fmt_bytes(b_, sizeof(b_), ~0ULL), "16.0EiB");
+}
+
+static void test_format_count(void)
+{
+	EXPECT(aio_fmt_count(b_, sizeof(b_), 0), "0");
+	EXPECT(aio_fmt_count(b_, sizeof(b_), -1), "0");
+	EXPECT(aio_fmt_count(b_, sizeof(b_), 2.5), "2.5");
+	EXPECT(aio_fmt_count(b_, sizeof(b_), 3), "3");
+	EXPECT(aio_fmt_count(b_, sizeof(b_), 950), "950");
+	EXPECT(aio_fmt_count(b_, sizeof(b_), 999.6), "1.00k");
+	EXPECT(aio_fmt_count(b_, sizeof(b_), 12300), "12.3k");
+	EXPECT(aio_fmt_count(b_, sizeof(b_), 4.56e6), "4.56M");
+	EXPECT(aio_fmt_count(b_, sizeof(b_), 1.2e9), "1.20G");
+}
+
+static void test_format_truncation_and_invalid(void)
+{
+	char b[4];
+
+	UASSERT(aio_fmt_ns(b, sizeof(b), 2100000) == 6 && !strcmp(b, "2.1"),
+		"truncated to \"%s\"", b);
+	UASSERT(aio_fmt_ns(NULL, 10, 1) == -EINVAL, "NULL buffer");
+	UASSERT(aio_fmt_rate(b, 0, 1) == -EINVAL, "zero length");
+	UASSERT(aio_fmt_bytes(NULL, 1, 1) == -EINVAL, "NULL buffer bytes");
+	UASSERT(aio_fmt_count(NULL, 1, 1) == -EINVAL, "NULL buffer count");
+	UASSERT(aio_sparkline(NULL, 1, NULL, 0, 0, true) == -EINVAL,
+		"NULL sparkline buffer");
+	UASSERT(aio_sparkline(b, sizeof(b), NULL, 3, 0, true) == -EINVAL,
+		"NULL values with n > 0");
+}
+
+static void test_format_sparkline_utf8(void)
+{
+	const __u64 v[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	char b[64];
+	int n;
+
+	n = aio_sparkline(b, sizeof(b), v, 8, 0, false);
+	UASSERT(n == 24, "returned %d", n);
+	UASSERT(!strcmp(b, "▁▂▃▄▅▆▇█"), "got \"%s\"", b);
+	n = aio_sparkline(b, sizeof(b), v, 8, 14, false);
+	UASSERT(!strcmp(b, "▁▂▂▃▃▄▄▅"), "explicit max (round to nearest level): \"%s\"", b);
+	n = aio_sparkline(b, 8, v, 8, 0, false);	/* room for 2 chars */
+	UASSERT(n == 24 && !strcmp(b, "▁▂"), "truncated: \"%s\" %d", b, n);
+}
+
+static void test_format_sparkline_ascii(void)
+{
+	const __u64 v[4] = { 0, 0, 100, 50 }, z[3] = { 0, 0, 0 };
+	const __u64 big[2] = { ~0ULL, ~0ULL / 2 };
+	char b[16];
+
+	UASSERT(aio_sparkline(b, sizeof(b), v, 4, 0, true) == 4 &&
+			!strcmp(b, "__#="), "ascii: \"%s\"", b);
+	UASSERT(aio_sparkline(b, sizeof(b), z, 3, 0, true) == 3 &&
+			!strcmp(b, "___"), "all zero: \"%s\"", b);
+	UASSERT(aio_sparkline(b, sizeof(b), v, 4, 10, true) == 4 &&
+			!strcmp(b, "__##"), "values above max clip: \"%s\"", b);
+	UASSERT(aio_sparkline(b, sizeof(b), big, 2, 0, true) == 2 &&
+			!strcmp(b, "#="), "huge values: \"%s\"", b);
+	UASSERT(aio_sparkline(b, sizeof(b), v, 0, 0, true) == 0 && !b[0],
+		"empty series");
+}
+
+int main(void)
+{
+	RUN(test_format_ns_units);
+	RUN(test_format_ns_rounding_boundaries);
+	RUN(test_format_rate);
+	RUN(test_format_bytes);
+	RUN(test_format_count);
+	RUN(test_format_truncation_and_invalid);
+	RUN(test_format_sparkline_utf8);
+	RUN(test_format_sparkline_ascii);
+	return unit_done("format");
+}
