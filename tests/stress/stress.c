@@ -72,6 +72,7 @@ struct shared {
 	volatile int knob_stop;
 	struct tres aio[MAX_WORKERS + 1];	/* [MAX_WORKERS]: the victims, unchecked */
 	struct tres uring[MAX_WORKERS + 1];
+	struct tres sync[MAX_WORKERS + 1];	/* synchronous pread/pwrite/readv/fsync */
 	struct kres k;
 	uint64_t victim_submitted;
 };
@@ -611,15 +612,63 @@ static void *uring_thread(void *arg)
 #undef REAP_ONE
 }
 
+/* ---- synchronous thread: read/write/readv/writev/fsync in the same process ---- */
+
+static void *sync_thread(void *arg)
+{
+	struct wctx *w = arg;
+	struct tres *t = &sh->sync[w->id];
+	struct req r;
+	uint64_t seed = w->seed * 2 + 13;
+	int fd = dev_open(w->dev, 0), dfd = dev_open(w->dev, O_DIRECT);
+
+	if (fd < 0 || dfd < 0) {
+		seterr(t->err, sizeof(t->err), "open /dev/aiodev%d: %s", w->dev, strerror(errno));
+		t->done = 1;
+		return NULL;
+	}
+	req_init(&r);
+	while (!sh->stop || w->victim) {
+		long res;
+
+		req_random(&r, &seed, !sh->stop);
+		if (r.op == OP_FSYNC)
+			res = rnd_below(&seed, 2) ? fsync(fd) : fdatasync(fd);
+		else if (r.vec && r.op == OP_READ)
+			res = preadv(fd, r.iov, r.niov, r.off);
+		else if (r.vec)
+			res = pwritev(fd, r.iov, r.niov, r.off);
+		else if (r.op == OP_READ)
+			res = pread(r.direct ? dfd : fd, r.buf, r.len, r.off);
+		else
+			res = pwrite(r.direct ? dfd : fd, r.buf, r.len, r.off);
+		if (res < 0)
+			res = -errno;
+		t->submitted++;
+		t->events++;
+		if (w->victim)
+			__atomic_add_fetch(&sh->victim_submitted, 1, __ATOMIC_RELAXED);
+		check_res(t, &r, res, "sync");
+		if (rnd_below(&seed, 4) == 0)
+			usleep(rnd_below(&seed, 2000));
+	}
+	close(fd);
+	close(dfd);
+	t->done = 1;
+	return NULL;
+}
+
 static void run_worker(int id, int dev, uint64_t seed, bool victim)
 {
 	struct wctx w = { .id = id, .dev = dev, .seed = seed, .victim = victim };
-	pthread_t a, u;
+	pthread_t a, u, y;
 
 	pthread_create(&a, NULL, aio_thread, &w);
 	pthread_create(&u, NULL, uring_thread, &w);
+	pthread_create(&y, NULL, sync_thread, &w);
 	pthread_join(a, NULL);
 	pthread_join(u, NULL);
+	pthread_join(y, NULL);
 	_exit(0);
 }
 
@@ -825,6 +874,7 @@ int main(int argc, char **argv)
 	pid_t wpid[MAX_WORKERS], kpid;
 	uint64_t deadline, kills = 0, kill_max_ns = 0, kill_stuck = 0, t0;
 	struct tres tot = { 0 }, tc[2] = { { 0 } };
+	uint64_t sync_ops = 0;
 	char errs[1024] = "";
 	bool workers_ok = true;
 
@@ -899,6 +949,7 @@ int main(int argc, char **argv)
 		if (!reap(wpid[i], 120ull * slow * 1000000000ull)) {
 			workers_ok = false;
 			dump_task(wpid[i]);
+			kill(wpid[i], SIGKILL);
 			for (int d = 0; d < ndev; d++)
 				write_abort(d);
 			waitpid(wpid[i], NULL, 0);
@@ -909,9 +960,9 @@ int main(int argc, char **argv)
 	printf("# drain took %.1f s\n", (now_ns() - t0) / 1e9);
 
 	for (int i = 0; i < nworkers; i++) {
-		struct tres *ts[2] = { &sh->aio[i], &sh->uring[i] };
+		struct tres *ts[3] = { &sh->aio[i], &sh->uring[i], &sh->sync[i] };
 
-		for (int j = 0; j < 2; j++) {
+		for (int j = 0; j < 3; j++) {
 			struct tres *t = ts[j];
 
 			if (!t->done)
@@ -920,16 +971,20 @@ int main(int argc, char **argv)
 				size_t l = strlen(errs);
 
 				snprintf(errs + l, sizeof(errs) - l, "%sworker %d %s: %s",
-					 l ? "; " : "", i, j ? "uring" : "aio", t->err);
+					 l ? "; " : "", i, j == 2 ? "sync" : j ? "uring" : "aio", t->err);
+			}
+			tot.bad_res += t->bad_res;
+			tot.eio += t->eio;
+			tot.ecanceled += t->ecanceled;
+			tot.short_res += t->short_res;
+			if (j == 2) {
+				sync_ops += t->submitted;
+				continue;
 			}
 			tot.submitted += t->submitted;
 			tot.events += t->events;
 			tot.abandoned += t->abandoned;
-			tot.bad_res += t->bad_res;
 			tot.dup_events += t->dup_events;
-			tot.eio += t->eio;
-			tot.ecanceled += t->ecanceled;
-			tot.short_res += t->short_res;
 			tot.intr_cancel += t->intr_cancel;
 			tc[j].cancel_calls += t->cancel_calls;
 			tc[j].cancel_inprogress += t->cancel_inprogress;
@@ -1024,12 +1079,14 @@ int main(int argc, char **argv)
 		result(zero && inv, "inflight returned to 0 on every device", zero ? NULL : "%s", why);
 	}
 
-	printf("stress: %d s on %s: %llu requests (%llu events, %llu abandoned at teardown), "
+	printf("stress: %d s on %s: %llu async requests (%llu events, %llu abandoned at teardown), "
+	       "%llu sync requests, "
 	       "%llu io_cancel + async cancels, %llu aborts, %llu kills, %llu io_destroy/ring exits, "
 	       "%llu knob changes, %llu stats reads, %llu victim requests\n",
 	       seconds, getenv("STRESS_KERNEL") ? getenv("STRESS_KERNEL") : "?",
 	       (unsigned long long)tot.submitted, (unsigned long long)tot.events,
-	       (unsigned long long)tot.abandoned, (unsigned long long)tot.cancel_calls,
+	       (unsigned long long)tot.abandoned, (unsigned long long)sync_ops,
+	       (unsigned long long)tot.cancel_calls,
 	       (unsigned long long)(sh->k.aborts + tot.drain_aborts), (unsigned long long)kills,
 	       (unsigned long long)tot.destroys, (unsigned long long)sh->k.knob_writes,
 	       (unsigned long long)sh->k.stats_reads, (unsigned long long)sh->victim_submitted);
