@@ -304,9 +304,15 @@ static void print_interval(struct hist_env *env, struct tracer *t, uint64_t idx)
 
 			for (int k = 0; k < 5; k++)
 				aio_fmt_ns(s[k], sizeof(s[k]), p[k]);
-			printf("\n%s, %s %s: count %llu  p50 <=%s  p90 <=%s  p99 <=%s  "
-			       "p99.9 <=%s  max %s\n", kind_name(g->kind),
-			       tracer_group_name(env->o.hist_by), label,
+			char what[80];
+
+			if (env->o.hist_by == TRACER_BY_NONE)
+				snprintf(what, sizeof(what), "%s", kind_name(g->kind));
+			else
+				snprintf(what, sizeof(what), "%s, %s %s", kind_name(g->kind),
+					 tracer_group_name(env->o.hist_by), label);
+			printf("\n%s: count %llu  p50 <=%s  p90 <=%s  p99 <=%s  "
+			       "p99.9 <=%s  max %s\n", what,
 			       (unsigned long long)d.count, s[0], s[1], s[2], s[3], s[4]);
 			aio_hist_print_log2(&d, stdout, NULL);
 		}

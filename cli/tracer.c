@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -150,6 +151,22 @@ static bool have_aiodev_tracepoints(void)
 	       !access("/sys/kernel/debug/tracing/events/aiodev/aiodev_complete", F_OK);
 }
 
+/*
+ * Classic tracepoints need tracefs. Mount it at its standard place when nothing
+ * is mounted there (what systemd does at boot); harmless if it fails.
+ */
+static void ensure_tracefs(bool verbose)
+{
+	if (!access("/sys/kernel/tracing/events", F_OK) ||
+	    !access("/sys/kernel/debug/tracing/events", F_OK))
+		return;
+	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) && verbose)
+		fprintf(stderr, "aioscope: cannot mount tracefs on /sys/kernel/tracing: %s\n",
+			strerror(errno));
+	else if (verbose)
+		fprintf(stderr, "aioscope: mounted tracefs on /sys/kernel/tracing\n");
+}
+
 static void set_autoload(struct bpf_program *p, bool on)
 {
 	bpf_program__set_autoload(p, on);
@@ -205,6 +222,14 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	bpf_map__set_max_entries(s->maps.inflight, o->max_inflight ? o->max_inflight : 65536);
 	if (!s->rodata->want_hist_reap)
 		bpf_map__set_max_entries(s->maps.done, 1);
+	if (o->hist) {
+		/* groups within a 16 MiB budget of per-CPU memory, 16..1024 */
+		long n = (16L << 20) / ((long)sizeof(struct aios_hist) * t->ncpus);
+
+		bpf_map__set_max_entries(s->maps.hists, n < 16 ? 16 : n > 1024 ? 1024 : n);
+	} else {
+		bpf_map__set_max_entries(s->maps.hists, 1);
+	}
 
 	set_autoload(s->progs.fentry_aio_read, fentry);
 	set_autoload(s->progs.fentry_aio_write, fentry);
@@ -221,8 +246,8 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	set_autoload(s->progs.tp_exit_getevents, reap_tp);
 	set_autoload(s->progs.tp_enter_pgetevents, reap_tp);
 	set_autoload(s->progs.tp_exit_pgetevents, reap_tp);
-	set_autoload(s->progs.tp_aiodev_complete, driver);
-	set_autoload(s->progs.tp_aiodev_cancel, driver);
+	set_autoload(s->progs.raw_aiodev_complete, driver);
+	set_autoload(s->progs.raw_aiodev_cancel, driver);
 
 	err = aioscope_bpf__load(s);
 	if (err)
@@ -311,7 +336,11 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 		}
 	}
 
+	ensure_tracefs(opts->verbose);
 	t->driver = have_aiodev_tracepoints();
+	t->ncpus = libbpf_num_possible_cpus();
+	if (t->ncpus <= 0)
+		t->ncpus = 1;
 	need_reap = (opts->events && opts->event_reap) || (opts->hist && opts->hist_reap) ||
 		    (opts->hist && opts->hist_syscalls);
 	rc = -ENOTSUP;
@@ -362,9 +391,6 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 		goto out;
 	}
 
-	t->ncpus = libbpf_num_possible_cpus();
-	if (t->ncpus <= 0)
-		t->ncpus = 1;
 	t->pcpu_buf = calloc(t->ncpus, sizeof(struct aios_hist));
 	if (!t->pcpu_buf) {
 		rc = fail(err, errlen, -ENOMEM, "out of memory");
