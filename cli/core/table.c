@@ -455,15 +455,12 @@ static void counters_delta(struct aio_counters *d,
 
 static void lat_stats(struct aio_row *r, const struct aio_hist *h)
 {
-	double mean;
-
 	r->lat_count = 0;
 	r->avg_ns = r->p99_ns = r->max_ns = 0;
 	if (!h || !h->count)
 		return;
 	r->lat_count = h->count;
-	if (!aio_hist_mean(h, &mean))
-		r->avg_ns = (__u64)(mean + 0.5);
+	r->avg_ns = (__u64)((double)h->sum / (double)h->count + 0.5);
 	aio_hist_percentile(h, 99.0, &r->p99_ns);
 	r->max_ns = h->max;
 }
