@@ -718,6 +718,8 @@ static void check_stats(struct kres *k, int dev, struct aiodev_stats *prev)
 	}
 	if (st.submitted < prev->submitted || st.completed < prev->completed ||
 	    st.failed < prev->failed || st.cancelled < prev->cancelled ||
+	    st.stalled < prev->stalled || st.bytes_read < prev->bytes_read ||
+	    st.bytes_written < prev->bytes_written ||
 	    st.max_inflight < prev->max_inflight || st.max_inflight < st.inflight) {
 		k->stats_nonmono++;
 		seterr(k->err, sizeof(k->err), "aiodev%d: a stats counter went backwards", dev);
