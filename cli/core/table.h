@@ -132,9 +132,11 @@ enum aio_group aio_table_kind(const struct aio_table *t);
 
 /*
  * aio_table_complete - account one finished request r (the entry removed from
- * the in-flight table: gives group, identity, op). bytes: transferred; res:
- * the result (< 0 error); lat_ns: latency; cancelled: finished by cancel
- * (counted in cancelled, not in errors or latency).
+ * the in-flight table: gives group, identity, op). bytes: transferred
+ * (counted when res >= 0); res: the result (< 0 error); lat_ns: latency;
+ * cancelled: finished by cancel (counted in cancelled only: not in reads,
+ * writes, errors or latency). op 0 counts as a read, op 1 as a write, other
+ * ops (fsync) only in errors and latency.
  * Returns 0, -EINVAL, -ENOMEM.
  */
 int aio_table_complete(struct aio_table *t, const struct aio_req *r,
@@ -176,6 +178,8 @@ int aio_table_end_interval(struct aio_table *t, __u64 now_ns,
 /*
  * aio_table_totals - sum of the last interval over all rows (filter ignored)
  * into *out (ident zeroed, id 0, latency stats from the merged histograms).
+ * out->max_inflight is the sum of the rows' maxima, an upper bound of the
+ * true maximum: for that use aio_inflight_total_depth().
  * If lat is not NULL it receives the merged interval latency histogram.
  * Returns 0 or -EINVAL.
  */
