@@ -353,6 +353,46 @@ static void test_table_snapshot_buckets_and_depth(void)
 	aio_table_free(t);
 }
 
+/* the dashboard's way: events, then a snapshot that only adds the depth */
+static void test_table_events_plus_depth_snapshot(void)
+{
+	struct aio_table *t = aio_table_new(AIO_GROUP_PID, NULL);
+	const struct aio_row *r;
+	struct aio_snap s;
+	int i;
+
+	UASSERT(t, "new failed");
+	for (i = 0; i < 30; i++)
+		complete(t, 9, "app", 1, 512, 512, 2000, false);
+	r = aio_table_find(t, 9);
+	UASSERT(r, "row missing");
+	memset(&s, 0, sizeof(s));
+	s.id = 9;
+	s.ident = r->ident;
+	s.cum = r->total;
+	s.has_depth = true;
+	s.inflight = 4;
+	s.max_inflight = 16;
+	UASSERT(aio_table_snapshot(t, &s) == 0, "snapshot");
+	aio_table_end_interval(t, SEC, SEC / 2, NULL);
+	r = aio_table_find(t, 9);
+	UASSERT(r->delta.writes == 30 && r->writes_s == 60.0,
+		"writes %llu rate %f (must not double count)",
+		(unsigned long long)r->delta.writes, r->writes_s);
+	UASSERT(r->lat_count == 30 && r->inflight == 4 &&
+			r->max_inflight == 16,
+		"lat %llu depth %u/%u", (unsigned long long)r->lat_count,
+		r->inflight, r->max_inflight);
+	/* next interval without a depth snapshot: depth falls back to 0 */
+	aio_table_end_interval(t, 2 * SEC, SEC, NULL);
+	r = aio_table_find(t, 9);
+	UASSERT(r && r->inflight == 0 && r->max_inflight == 0 &&
+			r->delta.writes == 0,
+		"stale depth %u/%u", r ? r->inflight : 0,
+		r ? r->max_inflight : 0);
+	aio_table_free(t);
+}
+
 /* rows with p99 0, 1 and 2^63+x: a comparator casting to int fails */
 static void test_table_sort_large_values_and_ties(void)
 {
@@ -551,6 +591,7 @@ int main(void)
 	RUN(test_table_snapshot_new_id_rate_zero);
 	RUN(test_table_snapshot_wrap_and_reset);
 	RUN(test_table_snapshot_buckets_and_depth);
+	RUN(test_table_events_plus_depth_snapshot);
 	RUN(test_table_sort_large_values_and_ties);
 	RUN(test_table_sort_u64_difference);
 	RUN(test_table_selection_follows_id);
