@@ -319,6 +319,72 @@ static void test_inflight_depth_iteration(void)
 		groups++;
 	}
 	UASSERT(groups == 10, "%u groups after reset", groups);
+	for (i = 0; i < 100; i++) {
+		int rc = aio_inflight_depth(t, AIO_GROUP_PID, 1000 + i, &d);
+
+		if (i < 10)
+			UASSERT(rc == 0 && d.cur == 3,
+				"lookup of surviving pid %d: rc %d cur %u",
+				1000 + i, rc, d.cur);
+		else
+			UASSERT(rc == -ENOENT, "pid %d still present: rc %d",
+				1000 + i, rc);
+	}
+	aio_inflight_free(t);
+}
+
+/* group depth against a reference, many groups, several interval resets */
+static void test_inflight_group_churn_matches_reference(void)
+{
+	enum { G = 3000, R = 30000, OPS = 200000 };
+	static __u32 cur[G], mx[G];
+	static bool live[R];
+	struct aio_inflight *t = aio_inflight_new(0);
+	unsigned long long s = 99;
+	struct aio_depth d;
+	int op, g;
+
+	UASSERT(t, "new failed");
+	memset(cur, 0, sizeof(cur));
+	memset(mx, 0, sizeof(mx));
+	memset(live, 0, sizeof(live));
+	for (op = 0; op < OPS; op++) {
+		size_t k = unit_rand(&s) % R;
+		__u32 pid = (__u32)(k % G);
+		__u64 id = 0x40 + (__u64)k * 64;
+
+		if (!live[k]) {
+			struct aio_req r = mkreq(id, op, pid, 1, 0, 0);
+
+			UASSERT(aio_inflight_insert(t, &r) == 0, "insert");
+			live[k] = true;
+			if (++cur[pid] > mx[pid])
+				mx[pid] = cur[pid];
+		} else {
+			UASSERT(aio_inflight_remove(t, id, NULL) == 0, "remove");
+			live[k] = false;
+			cur[pid]--;
+		}
+		if (op % 20000 == 19999) {
+			for (g = 0; g < G; g++) {
+				int rc = aio_inflight_depth(t, AIO_GROUP_PID,
+							    (__u64)g, &d);
+
+				if (!cur[g] && !mx[g])
+					UASSERT(rc == -ENOENT,
+						"pid %d should be absent", g);
+				else
+					UASSERT(rc == 0 && d.cur == cur[g] &&
+							d.max == mx[g],
+						"pid %d: rc %d %u/%u, want %u/%u",
+						g, rc, d.cur, d.max, cur[g],
+						mx[g]);
+			}
+			aio_inflight_interval_reset(t);
+			for (g = 0; g < G; g++)
+				mx[g] = cur[g];
+		}
+	}
 	aio_inflight_free(t);
 }
 
@@ -357,6 +423,7 @@ int main(void)
 	RUN(test_inflight_older_threshold_and_order);
 	RUN(test_inflight_group_depth_and_max);
 	RUN(test_inflight_depth_iteration);
+	RUN(test_inflight_group_churn_matches_reference);
 	RUN(test_inflight_memory_per_request);
 	return unit_done("inflight");
 }
