@@ -18,6 +18,9 @@
  *
  * Values >= AIO_HIST_MAX_NS + 1 (2^37 ns, about 137 s) are clamped into the
  * last bucket, AIO_HIST_BUCKETS - 1. 2048 buckets of __u64 = 16 KiB.
+ *
+ * In BPF the verifier cannot derive the index bound through the variable
+ * shift: check "idx < AIO_HIST_BUCKETS" before indexing a map value.
  */
 #ifndef __AIOSCOPE_BUCKETS_H
 #define __AIOSCOPE_BUCKETS_H
