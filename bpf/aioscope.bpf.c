@@ -46,6 +46,7 @@ const volatile bool want_hist_reap = false;	/* kernel join via the done map */
 const volatile bool want_hist_syscalls = false;
 const volatile bool want_comm = false;
 const volatile bool want_qd = false;
+const volatile bool want_ids = false;		/* ctx/obj/data at submit */
 const volatile bool mode_syscalls = false;
 
 /* ---- maps ---- */
@@ -108,6 +109,13 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 << 20);
 } events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct aios_reap);
+} reap_buf SEC(".maps");
 
 /* syscall arguments saved at sys_enter, by thread */
 struct sc_args {
@@ -173,11 +181,28 @@ static __always_inline bool task_ok(__u32 tgid)
 	return true;
 }
 
-static __always_inline void file_ids(struct file *f, __u32 *dev, __u64 *ino)
+/*
+ * Device and inode of a file. @btf: @f is a BTF pointer of an fentry program, read
+ * with plain loads (checked by the verifier, no helper call); otherwise through
+ * bpf_probe_read_kernel (kprobe and tracepoint programs).
+ */
+static __always_inline void file_ids(struct file *f, __u32 *dev, __u64 *ino, bool btf)
 {
-	struct inode *inode = BPF_CORE_READ(f, f_inode);
-	umode_t mode = BPF_CORE_READ(inode, i_mode);
+	struct inode *inode;
+	umode_t mode;
 
+	if (btf) {
+		inode = f->f_inode;
+		mode = inode->i_mode;
+		if ((mode & S_IFMT) == S_IFCHR || (mode & S_IFMT) == S_IFBLK)
+			*dev = inode->i_rdev;
+		else
+			*dev = inode->i_sb->s_dev;
+		*ino = inode->i_ino;
+		return;
+	}
+	inode = BPF_CORE_READ(f, f_inode);
+	mode = BPF_CORE_READ(inode, i_mode);
 	if ((mode & S_IFMT) == S_IFCHR || (mode & S_IFMT) == S_IFBLK)
 		*dev = BPF_CORE_READ(inode, i_rdev);
 	else
@@ -289,11 +314,11 @@ static __always_inline __u32 state_of(__s64 res, __u8 flags)
  * inserts it into the in-flight table.
  */
 static __always_inline void submit_req(struct aios_key *key, struct aios_req *r,
-				       struct file *f, __u64 pid_tgid)
+				       struct file *f, __u64 pid_tgid, bool btf)
 {
 	r->pid = pid_tgid >> 32;
 	r->tid = (__u32)pid_tgid;
-	file_ids(f, &r->dev, &r->ino);
+	file_ids(f, &r->dev, &r->ino, btf);
 	if (!file_ok(r->dev, r->ino))
 		return;
 	if (want_comm || filter_comm) {
@@ -310,10 +335,19 @@ static __always_inline void submit_req(struct aios_key *key, struct aios_req *r,
 	}
 }
 
-static __always_inline int on_submit(void *kiocb, const struct iocb *iocb, __u8 op)
+/*
+ * aio_read/aio_write/aio_fsync entry: @kiocb is the aio_kiocb's first member, @iocb
+ * the kernel's copy of the user's iocb. In fentry programs (@btf) @kiocb and @iocb
+ * are read with plain loads; the aio_kiocb fields around the kiocb (context, user
+ * iocb, aio_data) need bpf_probe_read_kernel, so they are read here only when
+ * someone looks at pending requests (in-flight table, queue depth by context);
+ * otherwise the completion fills them in from its own aio_kiocb argument.
+ */
+static __always_inline int on_submit(struct kiocb *kiocb, const struct iocb *iocb, __u8 op,
+				     bool btf)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct aio_kiocb *ak = kiocb;
+	struct aio_kiocb *ak = (void *)kiocb;
 	struct aios_key key = { .id = (__u64)kiocb };
 	struct aios_req r = {};
 
@@ -321,14 +355,21 @@ static __always_inline int on_submit(void *kiocb, const struct iocb *iocb, __u8 
 		return 0;
 	r.ts = bpf_ktime_get_ns();
 	r.id = (__u64)kiocb;
-	r.ctx = BPF_CORE_READ(ak, ki_ctx, user_id);
-	r.obj = BPF_CORE_READ(ak, ki_res.obj);
-	r.data = BPF_CORE_READ(ak, ki_res.data);
-	r.offset = BPF_CORE_READ(iocb, aio_offset);
-	r.len = BPF_CORE_READ(iocb, aio_nbytes);
+	if (want_ids || !btf) {
+		r.ctx = BPF_CORE_READ(ak, ki_ctx, user_id);
+		r.obj = BPF_CORE_READ(ak, ki_res.obj);
+		r.data = BPF_CORE_READ(ak, ki_res.data);
+	}
+	if (btf) {
+		r.offset = iocb->aio_offset;
+		r.len = iocb->aio_nbytes;
+	} else {
+		r.offset = BPF_CORE_READ(iocb, aio_offset);
+		r.len = BPF_CORE_READ(iocb, aio_nbytes);
+	}
 	r.op = op;
 	r.api = AIOS_API_AIO;
-	submit_req(&key, &r, BPF_CORE_READ(ak, ki_filp), pid_tgid);
+	submit_req(&key, &r, btf ? kiocb->ki_filp : BPF_CORE_READ(kiocb, ki_filp), pid_tgid, btf);
 	return 0;
 }
 
@@ -378,10 +419,11 @@ static __always_inline void finish(struct aios_req *r, __u64 now, __s64 res, boo
 	}
 }
 
-static __always_inline int on_complete(struct aio_kiocb *ak)
+static __always_inline int on_complete(struct aio_kiocb *ak, bool btf)
 {
 	struct aios_key key = { .id = (__u64)ak };
 	struct aios_req *p, r;
+	__s64 res;
 	__u64 now;
 
 	p = bpf_map_lookup_elem(&inflight, &key);
@@ -392,7 +434,15 @@ static __always_inline int on_complete(struct aio_kiocb *ak)
 	now = bpf_ktime_get_ns();
 	r = *p;
 	bpf_map_delete_elem(&inflight, &key);
-	finish(&r, now, BPF_CORE_READ(ak, ki_res.res), false);
+	if (btf) {
+		r.ctx = ak->ki_ctx->user_id;
+		r.obj = ak->ki_res.obj;
+		r.data = ak->ki_res.data;
+		res = ak->ki_res.res;
+	} else {
+		res = BPF_CORE_READ(ak, ki_res.res);
+	}
+	finish(&r, now, res, false);
 	return 0;
 }
 
@@ -406,23 +456,25 @@ struct reap_ctx {
 	__u32 n;
 };
 
-/* REAP records: the events as the application got them, 32 per record. */
+/*
+ * REAP records: the events as the application got them, up to 32 per record, sized
+ * to what was reaped (most io_getevents calls return one or a few events): built in
+ * a per-CPU scratch buffer and copied with bpf_ringbuf_output.
+ */
 static long reap_rec_cb(__u32 i, void *data)
 {
 	struct reap_ctx *c = data;
 	struct aios_reap *rec;
-	__u32 cnt;
+	__u32 cnt, zero = 0;
 
 	if (i * AIOS_REAP_BATCH >= c->n)
 		return 1;
 	cnt = c->n - i * AIOS_REAP_BATCH;
 	if (cnt > AIOS_REAP_BATCH)
 		cnt = AIOS_REAP_BATCH;
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-	if (!rec) {
-		drop(AIOS_DROP_RINGBUF);
-		return 0;
-	}
+	rec = bpf_map_lookup_elem(&reap_buf, &zero);
+	if (!rec)
+		return 1;
 	rec->type = AIOS_REC_REAP;
 	rec->ts = c->now;
 	rec->ctx = c->ctx;
@@ -432,7 +484,9 @@ static long reap_rec_cb(__u32 i, void *data)
 					 sizeof(struct aios_io_event))))
 		cnt = 0;
 	rec->n = cnt;
-	bpf_ringbuf_submit(rec, rb_flags());
+	if (bpf_ringbuf_output(&events, rec, offsetof(struct aios_reap, ev) +
+			       cnt * sizeof(struct aios_io_event), rb_flags()))
+		drop(AIOS_DROP_RINGBUF);
 	return 0;
 }
 
@@ -505,25 +559,27 @@ static __always_inline void on_reap(__u64 ctx, __u64 events_ptr, long ret)
 SEC("?fentry/aio_read")
 int BPF_PROG(fentry_aio_read, struct kiocb *req, const struct iocb *iocb)
 {
-	return on_submit(req, iocb, AIOS_OP_READ);
+	return on_submit(req, iocb, AIOS_OP_READ, true);
 }
 
 SEC("?fentry/aio_write")
 int BPF_PROG(fentry_aio_write, struct kiocb *req, const struct iocb *iocb)
 {
-	return on_submit(req, iocb, AIOS_OP_WRITE);
+	return on_submit(req, iocb, AIOS_OP_WRITE, true);
 }
 
 SEC("?fentry/aio_fsync")
 int BPF_PROG(fentry_aio_fsync, struct fsync_iocb *req, const struct iocb *iocb, bool datasync)
 {
-	return on_submit(req, iocb, datasync ? AIOS_OP_FDSYNC : AIOS_OP_FSYNC);
+	/* fsync_iocb is another member of the same union: not a BTF kiocb */
+	return on_submit((struct kiocb *)req, iocb, datasync ? AIOS_OP_FDSYNC : AIOS_OP_FSYNC,
+			 false);
 }
 
 SEC("?fentry/aio_complete")
 int BPF_PROG(fentry_aio_complete, struct aio_kiocb *iocb)
 {
-	return on_complete(iocb);
+	return on_complete(iocb, true);
 }
 
 SEC("?fexit/do_io_getevents")
@@ -539,25 +595,26 @@ int BPF_PROG(fexit_do_io_getevents, aio_context_t ctx_id, long min_nr, long nr,
 SEC("?kprobe/aio_read")
 int BPF_KPROBE(kprobe_aio_read, struct kiocb *req, const struct iocb *iocb)
 {
-	return on_submit(req, iocb, AIOS_OP_READ);
+	return on_submit(req, iocb, AIOS_OP_READ, false);
 }
 
 SEC("?kprobe/aio_write")
 int BPF_KPROBE(kprobe_aio_write, struct kiocb *req, const struct iocb *iocb)
 {
-	return on_submit(req, iocb, AIOS_OP_WRITE);
+	return on_submit(req, iocb, AIOS_OP_WRITE, false);
 }
 
 SEC("?kprobe/aio_fsync")
 int BPF_KPROBE(kprobe_aio_fsync, struct fsync_iocb *req, const struct iocb *iocb, bool datasync)
 {
-	return on_submit(req, iocb, datasync ? AIOS_OP_FDSYNC : AIOS_OP_FSYNC);
+	return on_submit((struct kiocb *)req, iocb, datasync ? AIOS_OP_FDSYNC : AIOS_OP_FSYNC,
+			 false);
 }
 
 SEC("?kprobe/aio_complete")
 int BPF_KPROBE(kprobe_aio_complete, struct aio_kiocb *iocb)
 {
-	return on_complete(iocb);
+	return on_complete(iocb, false);
 }
 
 /* ---- syscall tracepoints: reap (kprobe and syscalls modes), batching, submit ---- */
@@ -688,7 +745,7 @@ static long submit_iocb_cb(__u32 i, void *data)
 	r.api = AIOS_API_AIO;
 	key.id = (__u64)up;
 	key.aux = aios_aux(s->a.ctx, s->pid_tgid >> 32);
-	submit_req(&key, &r, f, s->pid_tgid);
+	submit_req(&key, &r, f, s->pid_tgid, false);
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,6 +217,7 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	s->rodata->want_comm = o->events || o->inflight;
 	s->rodata->want_qd = o->qd || (o->hist && o->hist_by == TRACER_BY_QD);
 	s->rodata->mode_syscalls = sysc;
+	s->rodata->want_ids = o->inflight || s->rodata->want_qd;
 
 	bpf_map__set_max_entries(s->maps.events,
 				 o->events ? (o->ringbuf_mb ? o->ringbuf_mb : 16) << 20 : 4096);
@@ -596,11 +598,14 @@ static int on_record(void *ctx, void *data, size_t size)
 			join_put(t, d->req.obj, aios_aux(d->req.ctx, d->req.pid), &e);
 		else
 			deliver(t, &e);
-	} else if (type == AIOS_REC_REAP && size >= sizeof(struct aios_reap)) {
+	} else if (type == AIOS_REC_REAP && size >= offsetof(struct aios_reap, ev)) {
 		const struct aios_reap *r = data;
 		uint64_t aux = aios_aux(r->ctx, r->pid);
+		uint32_t n = (size - offsetof(struct aios_reap, ev)) / sizeof(r->ev[0]);
 
-		for (uint32_t i = 0; i < r->n && i < AIOS_REAP_BATCH; i++) {
+		if (r->n < n)
+			n = r->n;
+		for (uint32_t i = 0; i < n; i++) {
 			size_t slot;
 			struct join_ent *je = join_find(t, r->ev[i].obj, aux, &slot);
 			struct tracer_event ev;
