@@ -200,9 +200,12 @@ static void aiodev_trace_submit(struct aiodev_req *req)
 
 static void aiodev_trace_done(struct aiodev_req *req, ssize_t res, bool cancel)
 {
-	u64 lat = ktime_get_ns() - req->submit_ns;
 	u64 len = res > 0 ? res : 0;
+	u64 lat;
 
+	if (!trace_aiodev_complete_enabled() && !trace_aiodev_cancel_enabled())
+		return;
+	lat = ktime_get_ns() - req->submit_ns;
 	if (cancel)
 		trace_aiodev_cancel(aiodev_req_id(req), req->pos, len, res, lat,
 				    aiodev_minor(req->dev), req->op, req->api,
@@ -235,7 +238,8 @@ static void aiodev_req_init(struct aiodev_req *req, struct aiodev_dev *dev,
 	req->stalled = false;
 	req->tgid = current->tgid;
 	req->pid = current->pid;
-	get_task_comm(req->comm, current);
+	/* for the debugfs listing only: a racing prctl(PR_SET_NAME) is harmless */
+	memcpy(req->comm, current->comm, TASK_COMM_LEN);
 }
 
 /* ---- admission and accounting (all under dev->lock) ---- */
