@@ -289,9 +289,13 @@ static int apply_qd(struct top_collect *c)
 
 			if (map[m].qk != q->kind)
 				continue;
-			row = aio_table_find(t, q->key);
-			if (!row && q->now <= 0 && !q->max)
+			/*
+			 * The kernel keeps a counter per group that ever had I/O: an idle
+			 * one must not keep its row alive (rows are swept when unseen).
+			 */
+			if (q->now <= 0 && !q->max)
 				continue;
+			row = aio_table_find(t, q->key);
 			aio_inflight_depth(c->inf, k, q->key, &d);
 			s.id = q->key;
 			if (row) {
