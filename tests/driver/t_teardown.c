@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <liburing.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -170,6 +171,10 @@ static void test_uring_exit(void)
 	check(dt < 1000 * MS && WIFEXITED(status) && b.inflight == 4,
 	      "teardown io_uring: a process exits promptly with 4 stalled io_uring reads",
 	      "took %.1f ms inflight=%lu", dt / 1e6, (unsigned long)b.inflight);
+	/* the ring's teardown still holds the file: the module cannot go */
+	check(system("rmmod aiodev 2>/dev/null") != 0 && access("/sys/module/aiodev", F_OK) == 0,
+	      "teardown io_uring: rmmod is refused while the stalled requests hold the file",
+	      "rmmod succeeded");
 	set_knob("abort", "1");
 	idle = wait_idle(2000);
 	d = count_d_state();
