@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debugfs.c: /sys/kernel/debug/aiodev/aiodevN/pending, one line per pending
- * asynchronous request in the format fixed by docs/design.md.
+ * The debugfs listing /sys/kernel/debug/aiodev/aiodevN/pending: one line per
+ * pending asynchronous request, in the format fixed by docs/design.md.
  */
 #include "aiodev.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * io.c: the I/O path. Synchronous requests complete inline after an
+ * The I/O path. Synchronous requests complete inline after an
  * interruptible sleep; asynchronous ones move their data at submit, return
  * -EIOCBQUEUED and are completed later through ki_complete() by an hrtimer
  * or a work item (or, in `inline` mode, return their result directly).
@@ -134,6 +134,7 @@ static u32 aiodev_api_of_fn(unsigned long fn)
 	int i;
 
 	for (i = 0; i < AIODEV_API_CACHE; i++) {
+		/* pairs with smp_store_release() below: api is set first */
 		unsigned long f = smp_load_acquire(&aiodev_api_cache[i].fn);
 
 		if (!f)
@@ -157,6 +158,7 @@ static u32 aiodev_api_of_fn(unsigned long fn)
 			break;
 		if (!aiodev_api_cache[i].fn) {
 			WRITE_ONCE(aiodev_api_cache[i].api, api);
+			/* publish fn after api: lockless readers */
 			smp_store_release(&aiodev_api_cache[i].fn, fn);
 			break;
 		}
@@ -291,6 +293,11 @@ static void aiodev_admit_locked(struct aiodev_dev *dev, struct aiodev_req *req)
 	list_add_tail(&req->node, &dev->pending);
 }
 
+static bool aiodev_has_room(struct aiodev_dev *dev)
+{
+	return READ_ONCE(dev->nr_slots) < READ_ONCE(dev->cfg.queue_depth);
+}
+
 /*
  * Takes a queue slot for a read or write and accounts it as submitted.
  * Beyond queue_depth an IOCB_NOWAIT request gets -EAGAIN, any other waits
@@ -310,7 +317,7 @@ static int aiodev_admit(struct aiodev_dev *dev, struct aiodev_req *req,
 		if (nowait)
 			return -EAGAIN;
 		ret = wait_event_interruptible(dev->room_wq,
-			READ_ONCE(dev->nr_slots) < READ_ONCE(dev->cfg.queue_depth));
+					       aiodev_has_room(dev));
 		if (ret)
 			return ret;
 	}
@@ -614,7 +621,7 @@ static ssize_t aiodev_rw_async(struct aiodev_dev *dev, struct kiocb *kiocb,
 		kiocb->ki_pos += req->res;
 
 	if (req->completion == AIODEV_COMP_INLINE && !req->stalled) {
-		/* fs/aio.c and io_uring complete a direct result themselves */
+		/* aio and io_uring complete a direct result themselves */
 		ret = req->res;
 		aiodev_retire(dev, req, ret);
 		kmem_cache_free(aiodev_req_cache, req);
@@ -704,7 +711,7 @@ static bool aiodev_writes_done(struct aiodev_dev *dev, u64 seq)
 }
 
 /*
- * fsync(2), fdatasync(2) and aio IOCB_CMD_FSYNC/FDSYNC (which fs/aio.c runs
+ * fsync(2), fdatasync(2) and aio IOCB_CMD_FSYNC/FDSYNC (which aio runs
  * through vfs_fsync() from a work item): waits until every write admitted
  * before it has been completed.
  */

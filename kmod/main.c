@@ -4,7 +4,7 @@
  * (libaio, io_uring) complete later, from an hrtimer, a workqueue or the
  * submit path, with configurable latency, jitter, failures and stalls.
  *
- * main.c: module parameters, device creation and teardown.
+ * This file: module parameters, device creation and teardown.
  */
 #include "aiodev.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sysfs.c: the knobs under /sys/class/aiodev/aiodevN/. Every store parses
+ * The knobs under /sys/class/aiodev/aiodevN/. Every store parses
  * strictly (kstrto*: no sign, no trailing garbage, one trailing newline
  * allowed) and checks the range; a bad value returns -EINVAL and leaves
  * the old value in place.
