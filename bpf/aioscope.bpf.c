@@ -50,9 +50,28 @@ const volatile bool want_ids = false;		/* ctx/obj/data at submit */
 const volatile bool mode_syscalls = false;
 
 /* ---- maps ---- */
+/*
+ * The in-flight table, in two parts.
+ * slots: a direct-mapped table indexed by a hash of the kiocb address. A submit
+ *   claims its slot with one compare-and-swap (0 -> kiocb), its completion releases
+ *   it with another: no locks, no hashing of keys, no allocation. Memory-mappable,
+ *   so user space scans it without copies.
+ * inflight: a hash map for what the slots cannot hold (a slot taken by another
+ *   pending request) and for the syscalls mode (keyed by user iocb and context).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct aios_slot);
+} slots SEC(".maps");
+
+const volatile __u32 slot_mask = 16383;	/* max_entries - 1, a power of two */
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(max_entries, 16384);
 	__type(key, struct aios_key);
 	__type(value, struct aios_req);
 } inflight SEC(".maps");
@@ -148,11 +167,14 @@ static __always_inline void drop(__u32 what)
 		*c += 1;
 }
 
-/* Ask for a wakeup only when enough data waits: user space polls on a timer. */
+/*
+ * No wakeups: user space drains the ring buffer on a timer (every 100 ms), which
+ * costs the producer nothing; 16 MiB hold more than 100 ms of any event rate the
+ * rest of the path can sustain.
+ */
 static __always_inline __u64 rb_flags(void)
 {
-	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > (1 << 20) ?
-		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
 }
 
 static __always_inline bool comm_ok(char *comm)
@@ -306,6 +328,69 @@ static __always_inline __u32 state_of(__s64 res, __u8 flags)
 	return res < 0 ? AIOS_ERROR : AIOS_DONE;
 }
 
+/* ---- the in-flight table ---- */
+
+static __always_inline struct aios_slot *slot_of(__u64 id)
+{
+	__u32 idx = (__u32)(((id >> 4) * 0x9E3779B97F4A7C15ULL) >> 40) & slot_mask;
+
+	return bpf_map_lookup_elem(&slots, &idx);
+}
+
+/* Insert a pending request: its slot if free (or held by a stale copy of itself). */
+static __always_inline int inflight_put(struct aios_key *key, struct aios_req *r)
+{
+	if (!mode_syscalls) {
+		struct aios_slot *s = slot_of(key->id);
+
+		if (s) {
+			__u64 old = __sync_val_compare_and_swap(&s->kiocb, 0, key->id);
+
+			if (old == 0 || old == key->id) {
+				s->req = *r;
+				return 0;
+			}
+		}
+	}
+	return bpf_map_update_elem(&inflight, key, r, BPF_ANY);
+}
+
+/* Find a pending request (NULL if not tracked). */
+static __always_inline struct aios_req *inflight_find(struct aios_key *key)
+{
+	if (!mode_syscalls) {
+		struct aios_slot *s = slot_of(key->id);
+
+		if (s && s->kiocb == key->id)
+			return &s->req;
+	}
+	return bpf_map_lookup_elem(&inflight, key);
+}
+
+/* Remove a pending request into @r. Returns false if it was not tracked. */
+static __always_inline bool inflight_take(struct aios_key *key, struct aios_req *r)
+{
+	struct aios_req *p;
+
+	if (!mode_syscalls) {
+		struct aios_slot *s = slot_of(key->id);
+
+		if (s && s->kiocb == key->id) {
+			*r = s->req;
+			s->req.id = 0;
+			/* only this completion owns the slot: the swap cannot fail */
+			__sync_val_compare_and_swap(&s->kiocb, key->id, 0);
+			return true;
+		}
+	}
+	p = bpf_map_lookup_elem(&inflight, key);
+	if (!p)
+		return false;
+	*r = *p;
+	bpf_map_delete_elem(&inflight, key);
+	return true;
+}
+
 /* ---- submit ---- */
 
 /*
@@ -328,7 +413,7 @@ static __always_inline void submit_req(struct aios_key *key, struct aios_req *r,
 	}
 	if (want_qd)
 		r->qd = qd_all(r, 1);
-	if (bpf_map_update_elem(&inflight, key, r, BPF_ANY)) {
+	if (inflight_put(key, r)) {
 		drop(AIOS_DROP_INFLIGHT);
 		if (want_qd)
 			qd_all(r, -1);
@@ -344,17 +429,17 @@ static __always_inline void submit_req(struct aios_key *key, struct aios_req *r,
  * otherwise the completion fills them in from its own aio_kiocb argument.
  */
 static __always_inline int on_submit(struct kiocb *kiocb, const struct iocb *iocb, __u8 op,
-				     bool btf)
+				     bool btf, __u64 id)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct aio_kiocb *ak = (void *)kiocb;
-	struct aios_key key = { .id = (__u64)kiocb };
+	struct aios_key key = { .id = id };
 	struct aios_req r = {};
 
 	if (!task_ok(pid_tgid >> 32))
 		return 0;
 	r.ts = bpf_ktime_get_ns();
-	r.id = (__u64)kiocb;
+	r.id = id;
 	if (want_ids || !btf) {
 		r.ctx = BPF_CORE_READ(ak, ki_ctx, user_id);
 		r.obj = BPF_CORE_READ(ak, ki_res.obj);
@@ -419,21 +504,18 @@ static __always_inline void finish(struct aios_req *r, __u64 now, __s64 res, boo
 	}
 }
 
-static __always_inline int on_complete(struct aio_kiocb *ak, bool btf)
+static __always_inline int on_complete(struct aio_kiocb *ak, bool btf, __u64 id)
 {
-	struct aios_key key = { .id = (__u64)ak };
-	struct aios_req *p, r;
+	struct aios_key key = { .id = id };
+	struct aios_req r;
 	__s64 res;
 	__u64 now;
 
-	p = bpf_map_lookup_elem(&inflight, &key);
-	if (!p) {
+	if (!inflight_take(&key, &r)) {
 		drop(AIOS_DROP_UNMATCHED);
 		return 0;
 	}
 	now = bpf_ktime_get_ns();
-	r = *p;
-	bpf_map_delete_elem(&inflight, &key);
 	if (btf) {
 		r.ctx = ak->ki_ctx->user_id;
 		r.obj = ak->ki_res.obj;
@@ -490,6 +572,35 @@ static long reap_rec_cb(__u32 i, void *data)
 	return 0;
 }
 
+/* The common case, one event: a small record written in place. */
+struct aios_reap1 {
+	__u32 type;
+	__u32 n;
+	__u64 ts;
+	__u64 ctx;
+	__u32 pid;
+	__u32 pad;
+	struct aios_io_event ev[1];
+};
+
+static __always_inline void reap_one(struct reap_ctx *c)
+{
+	struct aios_reap1 *rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+
+	if (!rec) {
+		drop(AIOS_DROP_RINGBUF);
+		return;
+	}
+	rec->type = AIOS_REC_REAP;
+	rec->n = 1;
+	rec->ts = c->now;
+	rec->ctx = c->ctx;
+	rec->pid = c->tgid;
+	if (bpf_probe_read_user(rec->ev, sizeof(rec->ev), (void *)c->events))
+		rec->n = 0;
+	bpf_ringbuf_submit(rec, rb_flags());
+}
+
 /* Per event: kernel-side joins (hist --reap; syscalls mode). */
 static long reap_ev_cb(__u32 i, void *data)
 {
@@ -505,14 +616,12 @@ static long reap_ev_cb(__u32 i, void *data)
 	k.id = ev.obj;
 	k.aux = aios_aux(c->ctx, c->tgid);
 	if (mode_syscalls) {
-		struct aios_req *p = bpf_map_lookup_elem(&inflight, &k), r;
+		struct aios_req r;
 
-		if (!p) {
+		if (!inflight_take(&k, &r)) {
 			drop(AIOS_DROP_UNMATCHED);
 			return 0;
 		}
-		r = *p;
-		bpf_map_delete_elem(&inflight, &k);
 		if (want_qd)
 			qd_all(&r, -1);
 		finish(&r, c->now, ev.res, true);
@@ -548,24 +657,43 @@ static __always_inline void on_reap(__u64 ctx, __u64 events_ptr, long ret)
 	c.events = events_ptr;
 	c.tgid = pid_tgid >> 32;
 	c.n = ret;
-	if (want_event_reap && !mode_syscalls)
-		bpf_loop((c.n + AIOS_REAP_BATCH - 1) / AIOS_REAP_BATCH, reap_rec_cb, &c, 0);
+	if (want_event_reap && !mode_syscalls) {
+		if (c.n == 1)
+			reap_one(&c);
+		else if (c.n <= AIOS_REAP_BATCH)
+			reap_rec_cb(0, &c);
+		else
+			bpf_loop((c.n + AIOS_REAP_BATCH - 1) / AIOS_REAP_BATCH, reap_rec_cb, &c,
+				 0);
+	}
 	if (want_hist_reap || mode_syscalls)
 		bpf_loop(c.n, reap_ev_cb, &c, 0);
 }
 
 /* ---- fentry mode ---- */
 
+/*
+ * The kiocb address as a number (the verifier forbids hashing a BTF pointer);
+ * bpf_get_func_arg is inlined by the verifier.
+ */
+static __always_inline __u64 arg0(void *ctx)
+{
+	__u64 v = 0;
+
+	bpf_get_func_arg(ctx, 0, &v);
+	return v;
+}
+
 SEC("?fentry/aio_read")
 int BPF_PROG(fentry_aio_read, struct kiocb *req, const struct iocb *iocb)
 {
-	return on_submit(req, iocb, AIOS_OP_READ, true);
+	return on_submit(req, iocb, AIOS_OP_READ, true, arg0(ctx));
 }
 
 SEC("?fentry/aio_write")
 int BPF_PROG(fentry_aio_write, struct kiocb *req, const struct iocb *iocb)
 {
-	return on_submit(req, iocb, AIOS_OP_WRITE, true);
+	return on_submit(req, iocb, AIOS_OP_WRITE, true, arg0(ctx));
 }
 
 SEC("?fentry/aio_fsync")
@@ -573,13 +701,13 @@ int BPF_PROG(fentry_aio_fsync, struct fsync_iocb *req, const struct iocb *iocb, 
 {
 	/* fsync_iocb is another member of the same union: not a BTF kiocb */
 	return on_submit((struct kiocb *)req, iocb, datasync ? AIOS_OP_FDSYNC : AIOS_OP_FSYNC,
-			 false);
+			 false, arg0(ctx));
 }
 
 SEC("?fentry/aio_complete")
 int BPF_PROG(fentry_aio_complete, struct aio_kiocb *iocb)
 {
-	return on_complete(iocb, true);
+	return on_complete(iocb, true, arg0(ctx));
 }
 
 SEC("?fexit/do_io_getevents")
@@ -595,26 +723,26 @@ int BPF_PROG(fexit_do_io_getevents, aio_context_t ctx_id, long min_nr, long nr,
 SEC("?kprobe/aio_read")
 int BPF_KPROBE(kprobe_aio_read, struct kiocb *req, const struct iocb *iocb)
 {
-	return on_submit(req, iocb, AIOS_OP_READ, false);
+	return on_submit(req, iocb, AIOS_OP_READ, false, (__u64)req);
 }
 
 SEC("?kprobe/aio_write")
 int BPF_KPROBE(kprobe_aio_write, struct kiocb *req, const struct iocb *iocb)
 {
-	return on_submit(req, iocb, AIOS_OP_WRITE, false);
+	return on_submit(req, iocb, AIOS_OP_WRITE, false, (__u64)req);
 }
 
 SEC("?kprobe/aio_fsync")
 int BPF_KPROBE(kprobe_aio_fsync, struct fsync_iocb *req, const struct iocb *iocb, bool datasync)
 {
 	return on_submit((struct kiocb *)req, iocb, datasync ? AIOS_OP_FDSYNC : AIOS_OP_FSYNC,
-			 false);
+			 false, (__u64)req);
 }
 
 SEC("?kprobe/aio_complete")
 int BPF_KPROBE(kprobe_aio_complete, struct aio_kiocb *iocb)
 {
-	return on_complete(iocb, false);
+	return on_complete(iocb, false, (__u64)iocb);
 }
 
 /* ---- syscall tracepoints: reap (kprobe and syscalls modes), batching, submit ---- */
@@ -790,7 +918,7 @@ static __always_inline int on_driver(__u64 id, __u64 lat_ns, __u32 api, bool can
 
 	if (api != AIOS_API_AIO)
 		return 0;
-	r = bpf_map_lookup_elem(&inflight, &key);
+	r = inflight_find(&key);
 	if (!r)
 		return 0;
 	r->driver_ns = lat_ns;

@@ -5,7 +5,9 @@
  * all include it.
  *
  * The maps (see aioscope.bpf.c):
- *   inflight   HASH  struct aios_key -> struct aios_req   pending requests
+ *   slots      ARRAY (mmap) of struct aios_slot         pending requests, by kiocb
+ *   inflight   HASH  struct aios_key -> struct aios_req   pending requests that found
+ *                                                        their slot taken; syscalls mode
  *   done       HASH  struct aios_key -> __u64            completion time, waiting
  *                                                        for its reap (hist --reap)
  *   hists      PERCPU_HASH struct aios_hkey -> struct aios_hist
@@ -68,6 +70,12 @@ struct aios_req {
 	__u8 flags;
 	__u8 pad[5];
 	char comm[AIOS_COMM_LEN];	/* only with want_comm */
+};
+
+/* A slot of the direct-mapped in-flight table: kiocb == 0 when free. */
+struct aios_slot {
+	__u64 kiocb;
+	struct aios_req req;
 };
 
 enum aios_rec_type { AIOS_REC_DONE = 1, AIOS_REC_REAP = 2 };

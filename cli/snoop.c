@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "json.h"
@@ -141,6 +142,92 @@ static error_t snoop_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/*
+ * One JSON line per event, formatted by hand into a buffer: the consumer must keep
+ * up with hundreds of thousands of events per second, and a printf per field
+ * does not. Field names are constants; only comm needs escaping.
+ */
+struct jline {
+	char *buf;
+	size_t len, cap;
+};
+
+static void jl_raw(struct jline *l, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (l->len + n < l->cap) {
+		memcpy(l->buf + l->len, s, n);
+		l->len += n;
+	}
+}
+
+static void jl_u64(struct jline *l, uint64_t v)
+{
+	char tmp[24];
+	int i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (l->len + (sizeof(tmp) - i) < l->cap) {
+		memcpy(l->buf + l->len, tmp + i, sizeof(tmp) - i);
+		l->len += sizeof(tmp) - i;
+	}
+}
+
+static void jl_s64(struct jline *l, int64_t v)
+{
+	if (v < 0) {
+		jl_raw(l, "-");
+		jl_u64(l, -(uint64_t)v);
+	} else {
+		jl_u64(l, (uint64_t)v);
+	}
+}
+
+static void jl_hex(struct jline *l, uint64_t v)
+{
+	char tmp[24];
+	int i = sizeof(tmp);
+
+	do {
+		tmp[--i] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	tmp[--i] = 'x';
+	tmp[--i] = '0';
+	if (l->len + (sizeof(tmp) - i) < l->cap) {
+		memcpy(l->buf + l->len, tmp + i, sizeof(tmp) - i);
+		l->len += sizeof(tmp) - i;
+	}
+}
+
+/* a JSON string: quotes, backslashes and control characters escaped */
+static void jl_str(struct jline *l, const char *s)
+{
+	char esc[8];
+
+	jl_raw(l, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)c;
+			esc[2] = 0;
+		} else if (c < 0x20) {
+			snprintf(esc, sizeof(esc), "\\u%04x", c);
+		} else {
+			esc[0] = (char)c;
+			esc[1] = 0;
+		}
+		jl_raw(l, esc);
+	}
+	jl_raw(l, "\"");
+}
+
 static void print_header(void)
 {
 	printf("%-12s %-16s %7s %-5s %-6s %-9s %10s %12s %8s %8s %10s %10s %s\n",
@@ -155,37 +242,53 @@ static int print_event(void *ctx, const struct tracer_event *e)
 
 	env->events++;
 	if (env->json) {
-		struct aio_json *j = &env->j;
-		char id[24];
+		char line[640];
+		struct jline l = { line, 0, sizeof(line) };
 
-		aio_json_start_object(j);
-		aio_json_u64_field(j, "ts_ns", e->ts_ns + env->mono_to_real);
-		aio_json_s64_field(j, "pid", e->pid);
-		aio_json_s64_field(j, "tid", e->tid);
-		aio_json_string_field(j, "comm", e->comm);
-		aio_json_string_field(j, "api", tracer_api_name(e->api));
-		aio_json_string_field(j, "op", tracer_op_name(e->op));
-		aio_json_string_field(j, "dev", tracer_dev_str(e->dev, dev, sizeof(dev)));
-		aio_json_u64_field(j, "ino", e->ino);
-		aio_json_s64_field(j, "offset", e->offset);
-		aio_json_u64_field(j, "bytes", e->bytes);
-		aio_json_s64_field(j, "res", e->res);
-		aio_json_u64_field(j, "lat_ns", e->lat_ns);
+		jl_raw(&l, "{\"ts_ns\":");
+		jl_u64(&l, e->ts_ns + env->mono_to_real);
+		jl_raw(&l, ",\"pid\":");
+		jl_s64(&l, e->pid);
+		jl_raw(&l, ",\"tid\":");
+		jl_s64(&l, e->tid);
+		jl_raw(&l, ",\"comm\":");
+		jl_str(&l, e->comm);
+		jl_raw(&l, ",\"api\":\"");
+		jl_raw(&l, tracer_api_name(e->api));
+		jl_raw(&l, "\",\"op\":\"");
+		jl_raw(&l, tracer_op_name(e->op));
+		jl_raw(&l, "\",\"dev\":\"");
+		jl_raw(&l, tracer_dev_str(e->dev, dev, sizeof(dev)));
+		jl_raw(&l, "\",\"ino\":");
+		jl_u64(&l, e->ino);
+		jl_raw(&l, ",\"offset\":");
+		jl_s64(&l, e->offset);
+		jl_raw(&l, ",\"bytes\":");
+		jl_u64(&l, e->bytes);
+		jl_raw(&l, ",\"res\":");
+		jl_s64(&l, e->res);
+		jl_raw(&l, ",\"lat_ns\":");
+		jl_u64(&l, e->lat_ns);
+		jl_raw(&l, ",\"reap_ns\":");
 		if (e->reap_ns == TRACER_REAP_NONE)
-			aio_json_null_field(j, "reap_ns");
+			jl_raw(&l, "null");
 		else
-			aio_json_u64_field(j, "reap_ns", e->reap_ns);
+			jl_u64(&l, e->reap_ns);
+		jl_raw(&l, ",\"driver_ns\":");
 		if (e->driver_ns == TRACER_DRIVER_NONE)
-			aio_json_null_field(j, "driver_ns");
+			jl_raw(&l, "null");
 		else
-			aio_json_u64_field(j, "driver_ns", e->driver_ns);
-		aio_json_string_field(j, "state", tracer_state_name(e->state));
-		snprintf(id, sizeof(id), "0x%llx", (unsigned long long)e->id);
-		aio_json_string_field(j, "id", id);
-		snprintf(id, sizeof(id), "0x%llx", (unsigned long long)e->ctx);
-		aio_json_string_field(j, "ctx", id);
-		aio_json_u64_field(j, "data", e->data);
-		aio_json_end_object(j);
+			jl_u64(&l, e->driver_ns);
+		jl_raw(&l, ",\"state\":\"");
+		jl_raw(&l, tracer_state_name(e->state));
+		jl_raw(&l, "\",\"id\":\"");
+		jl_hex(&l, e->id);
+		jl_raw(&l, "\",\"ctx\":\"");
+		jl_hex(&l, e->ctx);
+		jl_raw(&l, "\",\"data\":");
+		jl_u64(&l, e->data);
+		jl_raw(&l, "}\n");
+		fwrite(line, 1, l.len, stdout);
 	} else {
 		char reap[24];
 
@@ -264,7 +367,9 @@ int cmd_snoop(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* a terminal gets each line at once; a pipe or file gets full buffers,
+	 * flushed after each poll (every 100 ms at most) */
+	setvbuf(stdout, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, 1 << 16);
 	aio_json_init(&env.j, stdout, false);
 	env.start_mono = tracer_now_ns();
 	clock_gettime(CLOCK_REALTIME, &rt);
@@ -293,6 +398,7 @@ int cmd_snoop(int argc, char **argv)
 				timeout = (int)((end - now) / 1000000) + 1;
 		}
 		rc = tracer_poll(t, timeout, print_event, &env);
+		fflush(stdout);
 		if (rc < 0) {
 			p_err("reading events: %s", strerror(-rc));
 			break;

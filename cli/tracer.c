@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -26,6 +27,7 @@
 _Static_assert(AIOS_HIST_SLOTS == AIO_HIST_BUCKETS, "histogram slots differ from buckets.h");
 _Static_assert(sizeof(struct aios_io_event) == 32, "io_event layout");
 
+#define TRACER_SLOTS 16384		/* direct-mapped in-flight slots, a power of two */
 #define JOIN_TIMEOUT_NS 2000000000ULL	/* deliver unreaped events after 2 s */
 
 /* A finished request waiting for its reap record (snoop: opts.event_reap). */
@@ -54,6 +56,9 @@ struct tracer {
 	size_t join_cap, join_n;
 	uint64_t join_lost, unmatched_reap;
 	uint64_t last_sweep;
+	/* the in-flight slots, mapped read-only */
+	const struct aios_slot *slots;
+	size_t slots_len;
 	/* batch buffers for the in-flight table */
 	struct aios_key *ibkeys;
 	struct aios_req *ibvals;
@@ -221,7 +226,9 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 
 	bpf_map__set_max_entries(s->maps.events,
 				 o->events ? (o->ringbuf_mb ? o->ringbuf_mb : 16) << 20 : 4096);
-	bpf_map__set_max_entries(s->maps.inflight, o->max_inflight ? o->max_inflight : 65536);
+	bpf_map__set_max_entries(s->maps.inflight, o->max_inflight ? o->max_inflight : 16384);
+	bpf_map__set_max_entries(s->maps.slots, TRACER_SLOTS);
+	s->rodata->slot_mask = TRACER_SLOTS - 1;
 	if (!s->rodata->want_hist_reap)
 		bpf_map__set_max_entries(s->maps.done, 1);
 	if (o->hist) {
@@ -406,6 +413,15 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 			goto out;
 		}
 	}
+	t->slots_len = (size_t)TRACER_SLOTS * sizeof(struct aios_slot);
+	t->slots = mmap(NULL, t->slots_len, PROT_READ, MAP_SHARED,
+			bpf_map__fd(t->skel->maps.slots), 0);
+	if (t->slots == MAP_FAILED) {
+		t->slots = NULL;
+		rc = fail(err, errlen, -errno, "cannot map the in-flight table: %s",
+			  strerror(errno));
+		goto out;
+	}
 	t->last_sweep = tracer_now_ns();
 	*out = t;
 	return 0;
@@ -419,6 +435,8 @@ void tracer_close(struct tracer *t)
 	if (!t)
 		return;
 	ring_buffer__free(t->rb);
+	if (t->slots)
+		munmap((void *)t->slots, t->slots_len);
 	aioscope_bpf__destroy(t->skel);
 	if (t->cgroup_fd >= 0)
 		close(t->cgroup_fd);
@@ -664,14 +682,46 @@ int tracer_flush(struct tracer *t, tracer_event_fn cb, void *ctx)
 
 /* ---- maps ---- */
 
+static int inflight_one(const struct aios_req *r, tracer_inflight_fn cb, void *ctx)
+{
+	struct tracer_inflight f = {
+		.id = r->id, .submit_ns = r->ts, .ctx = r->ctx, .obj = r->obj,
+		.ino = r->ino, .offset = r->offset, .bytes = r->len,
+		.dev = r->dev, .pid = (int32_t)r->pid, .tid = (int32_t)r->tid,
+		.op = (enum tracer_op)r->op,
+	};
+
+	memcpy(f.comm, r->comm, TRACER_COMM_LEN);
+	f.comm[TRACER_COMM_LEN - 1] = 0;
+	return cb(ctx, &f);
+}
+
 int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
 {
 	int fd = bpf_map__fd(t->skel->maps.inflight);
 	uint32_t cap = bpf_map__max_entries(t->skel->maps.inflight);
 	struct aios_key out_batch;
 	bool first = true;
-	int n = 0;
+	int n = 0, rc;
 
+	/* the slots: copy each, keep it if it did not change while copied */
+	for (size_t i = 0; i < TRACER_SLOTS; i++) {
+		const volatile struct aios_slot *s = &t->slots[i];
+		struct aios_req r;
+		uint64_t k = s->kiocb;
+
+		if (!k)
+			continue;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		memcpy(&r, (const void *)&s->req, sizeof(r));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (s->kiocb != k || r.id != k || !r.ts)
+			continue;
+		n++;
+		rc = inflight_one(&r, cb, ctx);
+		if (rc)
+			return rc;
+	}
 	if (!t->ibkeys) {
 		t->ibkeys = calloc(cap, sizeof(*t->ibkeys));
 		t->ibvals = calloc(cap, sizeof(*t->ibvals));
@@ -688,19 +738,8 @@ int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
 		if (err && errno != ENOENT)
 			return -errno;
 		for (uint32_t i = 0; i < count; i++) {
-			const struct aios_req *r = &t->ibvals[i];
-			struct tracer_inflight f = {
-				.id = r->id, .submit_ns = r->ts, .ctx = r->ctx, .obj = r->obj,
-				.ino = r->ino, .offset = r->offset, .bytes = r->len,
-				.dev = r->dev, .pid = (int32_t)r->pid, .tid = (int32_t)r->tid,
-				.op = (enum tracer_op)r->op,
-			};
-			int rc;
-
-			memcpy(f.comm, r->comm, TRACER_COMM_LEN);
-			f.comm[TRACER_COMM_LEN - 1] = 0;
 			n++;
-			rc = cb(ctx, &f);
+			rc = inflight_one(&t->ibvals[i], cb, ctx);
 			if (rc)
 				return rc;
 		}
