@@ -214,7 +214,7 @@ static int read_one(const char *file, const char *devname, struct stuck_list *l)
 			continue;
 		}
 		r->src = STUCK_SRC_DEBUGFS;
-		snprintf(r->path, sizeof(r->path), "/dev/%s", devname);
+		snprintf(r->path, sizeof(r->path), "/dev/%.100s", devname);
 	}
 	fclose(f);
 	return 0;
