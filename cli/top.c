@@ -77,22 +77,24 @@ const char *top_col_name(enum top_col c)
 
 /* ------------------------------ collect ------------------------------ */
 
-struct qd_ent {
-	enum tracer_qd_kind kind;
-	uint64_t key;
-	int64_t now;
-	uint64_t max;
-};
-
+/*
+ * The in-flight picture is the list of pending requests itself, sampled every
+ * slice (100 ms): the tracer's in-flight table (requests submitted after it
+ * attached, any file) plus aiodev's debugfs listing (every pending aiodev
+ * request, also those from before). It is kept in one core table, synced at
+ * each sample, so INFLIGHT is the count at the interval's end and QD-MAX the
+ * largest count sampled during the interval, for every grouping alike.
+ */
 struct top_collect {
 	struct tracer *tr;
 	struct aio_table *tab[TOP_NR_GROUPS];
-	struct aio_inflight *inf;
-	struct stuck_list stuck;
-	struct qd_ent *qd;
-	size_t nqd, qdcap;
-	int64_t qd_total_now;
-	uint64_t qd_total_max;
+	struct aio_inflight *inf;	/* pending now (synced every sample) */
+	struct aio_inflight *fresh;	/* scratch: this sample's listing */
+	struct stuck_list pend;		/* scratch: the debugfs listing */
+	struct stuck_list stuck;	/* stuck requests at the interval end */
+	uint64_t *gone;			/* scratch: ids to remove */
+	size_t ngone, gonecap;
+	uint64_t tot_now, tot_max;	/* total in flight: end, interval max */
 	struct tracer_drops drops, drops_prev;
 	uint64_t start_ns, last_end_ns;	/* tracer clock */
 	uint64_t spark[TOP_SPARK_LEN];	/* per-second maximum of total depth */
@@ -169,52 +171,46 @@ static int on_inflight(void *ctx, const struct tracer_inflight *q)
 	};
 	int rc;
 
+	if (env.pid && q->pid != env.pid)
+		return 0;
 	memcpy(r.comm, q->comm, sizeof(r.comm));
 	r.comm[sizeof(r.comm) - 1] = '\0';
-	rc = aio_inflight_insert(c->inf, &r);
+	rc = aio_inflight_insert(c->fresh, &r);
 	return rc < 0 && rc != -ENOSPC ? rc : 0;
 }
 
-static int on_qd(void *ctx, const struct tracer_qd *q)
-{
-	struct top_collect *c = ctx;
-
-	if (q->kind == TRACER_QD_TOTAL) {
-		c->qd_total_now = q->now;
-		c->qd_total_max = q->max;
-		return 0;
-	}
-	if (c->nqd == c->qdcap) {
-		size_t cap = c->qdcap ? c->qdcap * 2 : 64;
-		struct qd_ent *v = realloc(c->qd, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->qd = v;
-		c->qdcap = cap;
-	}
-	c->qd[c->nqd++] = (struct qd_ent){ q->kind, q->key, q->now, q->max };
-	return 0;
-}
-
-/* The kernel dev_t (major << 20 | minor) and inode of /dev/aiodevN. */
+/* The kernel dev_t (major << 20 | minor) and inode of /dev/aiodevN, cached. */
 static void aiodev_node(const char *path, struct aio_req *r)
 {
+	static struct { char path[32]; uint32_t dev; uint64_t ino; } cache[16];
 	struct stat st;
+	size_t i;
 
+	for (i = 0; i < 16 && cache[i].path[0]; i++) {
+		if (!strcmp(cache[i].path, path)) {
+			r->dev = cache[i].dev;
+			r->ino = cache[i].ino;
+			return;
+		}
+	}
 	r->dev = 0;
 	r->ino = 0;
 	if (stat(path, &st))
 		return;
 	r->dev = (major(st.st_rdev) << 20) | minor(st.st_rdev);
 	r->ino = st.st_ino;
+	if (i < 16 && strlen(path) < sizeof(cache[i].path)) {
+		snprintf(cache[i].path, sizeof(cache[i].path), "%s", path);
+		cache[i].dev = r->dev;
+		cache[i].ino = r->ino;
+	}
 }
 
-/* Requests the tracer cannot know (pending from before it attached) from debugfs. */
-static void inflight_add_debugfs(struct top_collect *c, uint64_t now)
+/* aiodev requests the tracer cannot know (pending from before it attached). */
+static void fresh_add_debugfs(struct top_collect *c, uint64_t now)
 {
-	for (size_t i = 0; i < c->stuck.n; i++) {
-		const struct stuck_req *s = &c->stuck.v[i];
+	for (size_t i = 0; i < c->pend.n; i++) {
+		const struct stuck_req *s = &c->pend.v[i];
 		struct aio_req r = {
 			.id = s->id ? s->id : 1,
 			.ts_ns = now > s->age_ns ? now - s->age_ns : 0,
@@ -227,167 +223,87 @@ static void inflight_add_debugfs(struct top_collect *c, uint64_t now)
 			.flags = s->stalled == 1 ? 1 : 0,
 		};
 
-		if (s->src != STUCK_SRC_DEBUGFS || aio_inflight_lookup(c->inf, r.id))
+		if (env.pid && s->pid != env.pid)
 			continue;
+		if (aio_inflight_lookup(c->fresh, r.id))
+			continue;	/* the tracer has it, with its context */
 		aiodev_node(s->path, &r);
 		memcpy(r.comm, s->comm, sizeof(r.comm) - 1);
-		aio_inflight_insert(c->inf, &r);
+		aio_inflight_insert(c->fresh, &r);
 	}
 }
 
-/* A stuck request as the core sees requests, for its group key. */
-static void stuck_as_req(const struct stuck_req *s, struct aio_req *r)
+static int gone_add(struct top_collect *c, uint64_t id)
 {
-	memset(r, 0, sizeof(*r));
-	r->id = s->id;
-	r->pid = (uint32_t)s->pid;
-	r->ctx = s->ctx;
-	if (s->src == STUCK_SRC_DEBUGFS)
-		aiodev_node(s->path, r);
-}
+	if (c->ngone == c->gonecap) {
+		size_t cap = c->gonecap ? c->gonecap * 2 : 256;
+		uint64_t *v = realloc(c->gone, cap * sizeof(*v));
 
-static uint64_t group_stuck(const struct top_collect *c, enum aio_group k, uint64_t key)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < c->stuck.n; i++) {
-		const struct aio_req *q = aio_inflight_lookup(c->inf, c->stuck.v[i].id);
-		struct aio_req tmp;
-
-		if (!q) {
-			stuck_as_req(&c->stuck.v[i], &tmp);
-			q = &tmp;
-		}
-		if (aio_group_key(q, k) == key)
-			n++;
+		if (!v)
+			return -ENOMEM;
+		c->gone = v;
+		c->gonecap = cap;
 	}
-	return n;
+	c->gone[c->ngone++] = id;
+	return 0;
 }
 
-/*
- * Kernel queue-depth counters are exact (the maximum is kept at every submit);
- * hand them to the tables for the groups they cover (process, device, context).
- */
-static int apply_qd(struct top_collect *c)
+/* Same request? (debugfs ages give a submit time a few µs off each sample) */
+static bool same_req(const struct aio_req *a, const struct aio_req *b)
 {
-	static const struct { enum tracer_qd_kind qk; enum top_group g; } map[] = {
-		{ TRACER_QD_PID, TOP_BY_PROCESS },
-		{ TRACER_QD_DEV, TOP_BY_DEVICE },
-		{ TRACER_QD_CTX, TOP_BY_CONTEXT },
-	};
+	uint64_t d = a->ts_ns > b->ts_ns ? a->ts_ns - b->ts_ns : b->ts_ns - a->ts_ns;
 
-	for (size_t i = 0; i < c->nqd; i++) {
-		const struct qd_ent *q = &c->qd[i];
+	return d < 1000000;
+}
 
-		for (size_t m = 0; m < sizeof(map) / sizeof(map[0]); m++) {
-			struct aio_table *t = c->tab[map[m].g];
-			enum aio_group k = group_kind[map[m].g];
-			const struct aio_row *row;
-			struct aio_depth d = { 0 };
-			struct aio_snap s = { 0 };
-			int rc;
+/* One sample: make c->inf hold exactly the requests pending now. */
+static int inflight_sync(struct top_collect *c)
+{
+	const struct aio_req *r, *o;
+	uint64_t now;
+	size_t pos = 0;
+	int rc;
 
-			if (map[m].qk != q->kind)
-				continue;
-			/*
-			 * The kernel keeps a counter per group that ever had I/O: an idle
-			 * one must not keep its row alive (rows are swept when unseen).
-			 */
-			if (q->now <= 0 && !q->max)
-				continue;
-			row = aio_table_find(t, q->key);
-			aio_inflight_depth(c->inf, k, q->key, &d);
-			s.id = q->key;
-			if (row) {
-				s.ident = row->ident;
-				s.cum = row->total;
-			} else {
-				if (k == AIO_GROUP_PID)
-					s.ident.pid = (uint32_t)q->key;
-				else if (k == AIO_GROUP_DEV)
-					s.ident.dev = (uint32_t)q->key;
-				else
-					s.ident.ctx = q->key;
-			}
-			s.has_depth = true;
-			/* the in-flight picture also holds pre-start aiodev requests */
-			s.inflight = d.cur > (uint64_t)(q->now > 0 ? q->now : 0) ? d.cur
-				     : (uint32_t)(q->now > 0 ? q->now : 0);
-			s.max_inflight = q->max > s.inflight ? (uint32_t)q->max : s.inflight;
-			s.stuck = (uint32_t)group_stuck(c, k, q->key);
-			rc = aio_table_snapshot(t, &s);
+	aio_inflight_free(c->fresh);
+	c->fresh = aio_inflight_new(0);
+	if (!c->fresh)
+		return -ENOMEM;
+	stuck_list_reset(&c->pend);
+	aiodev_pending_read(NULL, &c->pend);	/* absent without aiodev: fine */
+	now = tracer_now_ns();
+	rc = tracer_inflight_foreach(c->tr, on_inflight, c);
+	if (rc < 0)
+		return rc;
+	fresh_add_debugfs(c, now);
+
+	c->ngone = 0;
+	while ((r = aio_inflight_next(c->inf, &pos))) {
+		o = aio_inflight_lookup(c->fresh, r->id);
+		if (!o || !same_req(o, r)) {
+			rc = gone_add(c, r->id);
 			if (rc)
 				return rc;
 		}
 	}
-	return 0;
-}
-
-static int collect_end(struct top_collect *c, uint64_t stuck_ns)
-{
-	uint64_t now = tracer_now_ns(), interval = now - c->last_end_ns;
-	int rc;
-
-	if (!interval)
-		interval = 1;
-
-	stuck_list_reset(&c->stuck);
-	aiodev_pending_read(NULL, &c->stuck);	/* absent without aiodev: fine */
-
-	aio_inflight_free(c->inf);
-	c->inf = aio_inflight_new(0);
-	if (!c->inf)
-		return -ENOMEM;
-	rc = tracer_inflight_foreach(c->tr, on_inflight, c);
-	if (rc < 0)
-		return rc;
-	inflight_add_debugfs(c, now);
-	rc = stuck_from_tracer(c->tr, &c->stuck, stuck_ns);
-	if (rc < 0)
-		return rc;
-	stuck_list_filter_age(&c->stuck, stuck_ns);
-	if (env.pid) {
-		size_t j = 0;
-
-		for (size_t i = 0; i < c->stuck.n; i++)
-			if (c->stuck.v[i].pid == env.pid)
-				c->stuck.v[j++] = c->stuck.v[i];
-		c->stuck.n = j;
-	}
-	stuck_list_sort(&c->stuck);
-
-	c->nqd = 0;
-	rc = tracer_qd_foreach(c->tr, on_qd, c);
-	if (rc < 0)
-		return rc;
-	rc = tracer_qd_reset_max(c->tr);
-	if (rc < 0)
-		return rc;
-	rc = apply_qd(c);
-	if (rc)
-		return rc;
-
-	for (int g = 0; g < TOP_NR_GROUPS; g++) {
-		rc = aio_table_end_interval(c->tab[g], now, interval, c->inf);
-		if (rc)
+	for (size_t i = 0; i < c->ngone; i++)
+		aio_inflight_remove(c->inf, c->gone[i], NULL);
+	pos = 0;
+	while ((r = aio_inflight_next(c->fresh, &pos))) {
+		if (aio_inflight_lookup(c->inf, r->id))
+			continue;
+		rc = aio_inflight_insert(c->inf, r);
+		if (rc < 0 && rc != -ENOSPC)
 			return rc;
 	}
-	c->drops_prev = c->drops;
-	tracer_drops(c->tr, &c->drops);
-	c->last_end_ns = now;
 	return 0;
 }
 
-/* Per-second maximum of the total queue depth, for the sparkline. */
+/* Per-second maximum of the total in flight, for the sparkline. */
 static void spark_sample(struct top_collect *c)
 {
 	uint64_t now = tracer_now_ns(), sec = (now - c->start_ns) / 1000000000ULL;
-	uint64_t v;
+	uint64_t v = aio_inflight_count(c->inf);
 
-	c->nqd = 0;
-	if (tracer_qd_foreach(c->tr, on_qd, c) < 0)
-		return;
-	v = c->qd_total_now > 0 ? (uint64_t)c->qd_total_now : 0;
 	if (!c->nspark) {
 		c->nspark = 1;
 		c->spark[0] = v;
@@ -404,6 +320,68 @@ static void spark_sample(struct top_collect *c)
 	}
 	if (v > c->spark[c->nspark - 1])
 		c->spark[c->nspark - 1] = v;
+}
+
+/* A sample between interval ends. */
+static int collect_sample(struct top_collect *c)
+{
+	int rc = inflight_sync(c);
+
+	if (!rc)
+		spark_sample(c);
+	return rc;
+}
+
+static int collect_end(struct top_collect *c, uint64_t stuck_ns)
+{
+	uint64_t now, interval;
+	__u32 cur, max;
+	int rc;
+
+	rc = inflight_sync(c);
+	if (rc)
+		return rc;
+	spark_sample(c);
+	now = tracer_now_ns();
+	interval = now - c->last_end_ns ? now - c->last_end_ns : 1;
+
+	/* the stuck list: the same two sources, oldest first */
+	stuck_list_reset(&c->stuck);
+	for (size_t i = 0; i < c->pend.n; i++) {
+		struct stuck_req *s = stuck_list_add(&c->stuck);
+
+		if (!s)
+			return -ENOMEM;
+		*s = c->pend.v[i];
+	}
+	c->stuck.devices = c->pend.devices;
+	rc = stuck_from_tracer(c->tr, &c->stuck, stuck_ns);
+	if (rc < 0)
+		return rc;
+	stuck_list_filter_age(&c->stuck, stuck_ns);
+	if (env.pid) {
+		size_t j = 0;
+
+		for (size_t i = 0; i < c->stuck.n; i++)
+			if (c->stuck.v[i].pid == env.pid)
+				c->stuck.v[j++] = c->stuck.v[i];
+		c->stuck.n = j;
+	}
+	stuck_list_sort(&c->stuck);
+
+	for (int g = 0; g < TOP_NR_GROUPS; g++) {
+		rc = aio_table_end_interval(c->tab[g], now, interval, c->inf);
+		if (rc)
+			return rc;
+	}
+	aio_inflight_total_depth(c->inf, &cur, &max);
+	c->tot_now = cur;
+	c->tot_max = max;
+	aio_inflight_interval_reset(c->inf);
+	c->drops_prev = c->drops;
+	tracer_drops(c->tr, &c->drops);
+	c->last_end_ns = now;
+	return 0;
 }
 
 /* -------------------------------- map -------------------------------- */
@@ -508,10 +486,8 @@ static void map_totals(struct top_collect *c, struct top_frame *fr, uint64_t int
 	t->r_s = t->interval_s > 0 ? t->reads / t->interval_s : 0;
 	t->w_s = t->interval_s > 0 ? t->writes / t->interval_s : 0;
 	t->mb_s = t->interval_s > 0 ? (t->read_bytes + t->write_bytes) / t->interval_s / 1e6 : 0;
-	t->inflight = aio_inflight_count(c->inf);
-	if ((uint64_t)(c->qd_total_now > 0 ? c->qd_total_now : 0) > t->inflight)
-		t->inflight = (uint64_t)c->qd_total_now;
-	t->max_inflight = c->qd_total_max > t->inflight ? c->qd_total_max : t->inflight;
+	t->inflight = c->tot_now;
+	t->max_inflight = c->tot_max;
 	if (lat.count) {
 		double mean;
 
@@ -834,8 +810,10 @@ static void collect_free(struct top_collect *c)
 	for (int g = 0; g < TOP_NR_GROUPS; g++)
 		aio_table_free(c->tab[g]);
 	aio_inflight_free(c->inf);
+	aio_inflight_free(c->fresh);
 	stuck_list_free(&c->stuck);
-	free(c->qd);
+	stuck_list_free(&c->pend);
+	free(c->gone);
 	tracer_close(c->tr);
 }
 
@@ -869,7 +847,6 @@ int cmd_top(int argc, char **argv)
 	to.pid = env.pid;
 	to.events = true;
 	to.inflight = true;
-	to.qd = true;
 	to.mode = env.mode;
 	to.verbose = env.verbose;
 	err = tracer_open(&c.tr, &to, msg, sizeof(msg));
@@ -894,7 +871,6 @@ int cmd_top(int argc, char **argv)
 		goto out;
 	}
 	c.start_ns = c.last_end_ns = tracer_now_ns();
-	tracer_qd_reset_max(c.tr);
 
 	st.interval_s = env.interval_s;
 	st.group = env.group;
@@ -938,7 +914,6 @@ int cmd_top(int argc, char **argv)
 			err = c.err ? c.err : err;
 			goto fail;
 		}
-		spark_sample(&c);
 		if (react & TOP_R_QUIT || top_exiting)
 			break;
 		if (react & TOP_R_RETIME) {
@@ -952,8 +927,12 @@ int cmd_top(int argc, char **argv)
 		}
 		if (react & (TOP_R_REMAP | TOP_R_REDRAW))
 			view->draw(&st, &fr);
-		if (mono_ns() < next_end)
+		if (mono_ns() < next_end) {
+			err = collect_sample(&c);
+			if (err)
+				goto fail;
 			continue;
+		}
 
 		/* interval end */
 		{
