@@ -236,7 +236,8 @@ static void print_interval(struct hist_env *env, struct tracer *t, uint64_t idx)
 	bool any = false;
 
 	clock_gettime(CLOCK_REALTIME, &rt);
-	qsort(env->g, env->ng, sizeof(*env->g), cmp_group);
+	if (env->ng)
+		qsort(env->g, env->ng, sizeof(*env->g), cmp_group);
 	if (!env->json) {
 		struct tm tm;
 
