@@ -228,6 +228,33 @@ static int cmp_group(const void *a, const void *b)
 	return x->group < y->group ? -1 : x->group > y->group;
 }
 
+/* A histogram of small counts (requests per call): one row per bucket in use. */
+static void print_counts(const struct aio_hist *h)
+{
+	__u64 peak = 0;
+
+	for (unsigned int b = 0; b < AIO_HIST_BUCKETS; b++)
+		if (h->buckets[b] > peak)
+			peak = h->buckets[b];
+	printf("     %-19s : %-8s distribution\n", "per call", "calls");
+	for (unsigned int b = 0; b < AIO_HIST_BUCKETS; b++) {
+		unsigned long long lo = aio_bucket_lower(b), hi = aio_bucket_upper(b);
+		char range[48], bar[41];
+		int w;
+
+		if (!h->buckets[b])
+			continue;
+		if (lo == hi)
+			snprintf(range, sizeof(range), "%llu", lo);
+		else
+			snprintf(range, sizeof(range), "%llu -> %llu", lo, hi);
+		w = (int)(h->buckets[b] * 40 / peak);
+		memset(bar, '*', (size_t)w);
+		bar[w] = 0;
+		printf("%24s : %-8llu |%-40s|\n", range, (unsigned long long)h->buckets[b], bar);
+	}
+}
+
 static void print_interval(struct hist_env *env, struct tracer *t, uint64_t idx)
 {
 	struct aio_hist d;
@@ -299,7 +326,7 @@ static void print_interval(struct hist_env *env, struct tracer *t, uint64_t idx)
 			       (unsigned long long)d.count, (unsigned long long)p[0],
 			       (unsigned long long)p[1], (unsigned long long)p[2],
 			       (unsigned long long)p[4]);
-			aio_hist_print_log2(&d, stdout, "nsecs");
+			print_counts(&d);
 		} else {
 			char s[5][16];
 
