@@ -9,6 +9,7 @@
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
+#include <linux/interrupt.h>
 #include <linux/list.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
@@ -24,7 +25,7 @@
 
 /* Completion context of asynchronous requests (knob `completion`). */
 enum aiodev_completion {
-	AIODEV_COMP_HRTIMER,	/* hrtimer callback (hardirq) */
+	AIODEV_COMP_HRTIMER,	/* hrtimer callback (hardirq); softirq if no delay */
 	AIODEV_COMP_WORKQUEUE,	/* work item on the driver's workqueue */
 	AIODEV_COMP_INLINE,	/* result returned from the submit call */
 };
@@ -76,6 +77,7 @@ struct aiodev_req {
 	struct kiocb *kiocb;		/* NULL for fsync */
 	struct list_head node;		/* P: dev->lock, on dev->pending */
 	struct list_head abort_node;	/* on abort's private victim list */
+	struct list_head ready_node;	/* P: dev->lock, on dev->ready */
 	atomic_t state;			/* enum aiodev_req_state, P: dev->lock */
 	struct hrtimer timer;		/* latency timer (async only) */
 	struct work_struct work;	/* workqueue completion (async only) */
@@ -137,6 +139,8 @@ struct aiodev_dev {
 	u64 nr_fail_seen;		/* P: lock, reads/writes since fail_every was set */
 	u64 nr_stall_seen;		/* P: lock, async reads/writes since stall_every was set */
 	u64 wseq;			/* P: lock, last write sequence number */
+	struct list_head ready;		/* P: lock, zero-delay hrtimer-mode requests */
+	struct tasklet_struct ready_tasklet;	/* completes dev->ready (softirq) */
 	wait_queue_head_t room_wq;	/* waiters for nr_slots < queue_depth */
 	wait_queue_head_t fsync_wq;	/* fsync waiters for older writes */
 
@@ -156,6 +160,7 @@ extern struct kmem_cache *aiodev_req_cache;
 
 /* io.c */
 extern const struct file_operations aiodev_fops;
+void aiodev_ready_fn(struct tasklet_struct *t);
 unsigned int aiodev_abort(struct aiodev_dev *dev);
 void aiodev_store_free(struct aiodev_dev *dev);
 

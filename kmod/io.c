@@ -225,6 +225,7 @@ static void aiodev_req_init(struct aiodev_req *req, struct aiodev_dev *dev,
 	req->dev = dev;
 	req->kiocb = kiocb;
 	INIT_LIST_HEAD(&req->node);
+	INIT_LIST_HEAD(&req->ready_node);
 	atomic_set(&req->state, AIODEV_REQ_SUBMITTING);
 	req->submit_ns = 0;
 	req->delay_ns = 0;
@@ -452,6 +453,36 @@ static void aiodev_work_fn(struct work_struct *work)
 }
 
 /*
+ * hrtimer mode, zero delay: nothing to time, so the request completes from
+ * softirq as soon as the submitter leaves its bh-disabled section (an
+ * already expired hrtimer would add a timer interrupt per request and change
+ * nothing else). Requests leave dev->ready under the lock, here or when a
+ * cancel or abort wins them.
+ */
+void aiodev_ready_fn(struct tasklet_struct *t)
+{
+	struct aiodev_dev *dev = from_tasklet(dev, t, ready_tasklet);
+	struct aiodev_req *req, *tmp;
+	unsigned long flags;
+	bool wake = false;
+	LIST_HEAD(done);
+
+	spin_lock_irqsave(&dev->lock, flags);
+	list_for_each_entry_safe(req, tmp, &dev->ready, ready_node) {
+		if (WARN_ON_ONCE(!aiodev_claim(req, AIODEV_REQ_QUEUED,
+					       AIODEV_REQ_COMPLETING)))
+			continue;
+		wake |= aiodev_account_locked(dev, req, req->res, false);
+		list_move_tail(&req->ready_node, &done);
+	}
+	spin_unlock_irqrestore(&dev->lock, flags);
+	if (wake)
+		aiodev_wake_room(dev);
+	list_for_each_entry_safe(req, tmp, &done, ready_node)
+		aiodev_deliver(req, req->res, false);
+}
+
+/*
  * Completes a request whose state this context moved to CANCELLED (and
  * accounted): wait until the timer and the completion work can no longer
  * run, then deliver -ECANCELED. Process context only.
@@ -486,6 +517,7 @@ static int aiodev_cancel(struct kiocb *kiocb)
 
 	spin_lock_irqsave(&dev->lock, flags);
 	if (aiodev_claim(req, AIODEV_REQ_QUEUED, AIODEV_REQ_CANCELLED)) {
+		list_del_init(&req->ready_node);
 		wake = aiodev_account_locked(dev, req, -ECANCELED, true);
 		queued = true;
 	} else if (!aiodev_claim(req, AIODEV_REQ_SUBMITTING,
@@ -520,6 +552,7 @@ unsigned int aiodev_abort(struct aiodev_dev *dev)
 			continue;
 		if (!aiodev_claim(req, AIODEV_REQ_QUEUED, AIODEV_REQ_CANCELLED))
 			continue;
+		list_del_init(&req->ready_node);
 		/* reads leave pending here, writes when delivered */
 		aiodev_account_locked(dev, req, -ECANCELED, true);
 		list_add_tail(&req->abort_node, &victims);
@@ -596,7 +629,7 @@ static ssize_t aiodev_rw_async(struct aiodev_dev *dev, struct kiocb *kiocb,
 	bool nowait = kiocb->ki_flags & IOCB_NOWAIT;
 	struct aiodev_req *req;
 	unsigned long flags;
-	bool wake;
+	bool wake, ready;
 	ssize_t ret;
 
 	req = kmem_cache_alloc(aiodev_req_cache,
@@ -648,15 +681,25 @@ static ssize_t aiodev_rw_async(struct aiodev_dev *dev, struct kiocb *kiocb,
 		aiodev_deliver(req, -ECANCELED, true);
 		return -EIOCBQUEUED;
 	}
-	if (!req->stalled) {
-		if (req->completion == AIODEV_COMP_WORKQUEUE && !req->delay_ns)
-			queue_work(aiodev_wq, &req->work);
-		else
-			hrtimer_start(&req->timer, ns_to_ktime(req->delay_ns),
-				      HRTIMER_MODE_REL);
+	ready = false;
+	if (req->stalled) {
+		/* completes only by io_cancel, abort or teardown */
+	} else if (req->delay_ns) {
+		hrtimer_start(&req->timer, ns_to_ktime(req->delay_ns),
+			      HRTIMER_MODE_REL);
+	} else if (req->completion == AIODEV_COMP_WORKQUEUE) {
+		queue_work(aiodev_wq, &req->work);
+	} else {
+		list_add_tail(&req->ready_node, &dev->ready);
+		ready = true;
 	}
 	spin_unlock_irqrestore(&dev->lock, flags);
 	/* from here on the request belongs to its completion path */
+	if (ready) {
+		local_bh_disable();
+		tasklet_schedule(&dev->ready_tasklet);
+		local_bh_enable();	/* runs the tasklet here, in softirq */
+	}
 	return -EIOCBQUEUED;
 }
 

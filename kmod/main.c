@@ -76,6 +76,8 @@ static struct aiodev_dev *aiodev_alloc_dev(unsigned int index)
 
 	spin_lock_init(&dev->lock);
 	INIT_LIST_HEAD(&dev->pending);
+	INIT_LIST_HEAD(&dev->ready);
+	tasklet_setup(&dev->ready_tasklet, aiodev_ready_fn);
 	init_waitqueue_head(&dev->room_wq);
 	init_waitqueue_head(&dev->fsync_wq);
 	xa_init(&dev->pages);
@@ -95,6 +97,7 @@ static struct aiodev_dev *aiodev_alloc_dev(unsigned int index)
 
 static void aiodev_free_dev(struct aiodev_dev *dev)
 {
+	tasklet_kill(&dev->ready_tasklet);
 	aiodev_store_free(dev);
 	kfree(dev);
 }
