@@ -47,6 +47,7 @@ const volatile bool want_hist_syscalls = false;
 const volatile bool want_comm = false;
 const volatile bool want_qd = false;
 const volatile bool want_ids = false;		/* ctx/obj/data at submit */
+const volatile bool want_cancel = false;	/* io_cancel calls are hooked */
 const volatile bool mode_syscalls = false;
 
 /* ---- maps ---- */
@@ -76,11 +77,17 @@ struct {
 	__type(value, struct aios_req);
 } inflight SEC(".maps");
 
+/* completion time and histogram group of a finished request, until its reap */
+struct done_val {
+	__u64 ts;
+	__u64 group;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__type(key, struct aios_key);
-	__type(value, __u64);
+	__type(value, struct done_val);
 } done SEC(".maps");
 
 struct {
@@ -101,6 +108,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct aios_hist);
 } hist_zero SEC(".maps");
+
+/* io_cancel calls (LRU: calls that found nothing to cancel age out) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct aios_key);
+	__type(value, struct aios_cancel);
+} cancels SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -474,6 +489,24 @@ static __always_inline void emit_done(struct aios_req *r, __u64 now, __s64 res, 
 	e->ts = now;
 	e->res = res;
 	e->reap_ns = reap_ns;
+	e->cancel_ts = 0;
+	e->cancel_ret = 0;
+	e->cancel_pid = 0;
+	e->cancel_tid = 0;
+	if (state == AIOS_CANCELLED && want_cancel) {
+		/* only cancelled requests pay for this lookup */
+		struct aios_key k = { .id = r->obj, .aux = aios_aux(r->ctx, r->pid) };
+		struct aios_cancel *c = bpf_map_lookup_elem(&cancels, &k);
+
+		if (c && c->ts >= r->ts) {
+			e->cancel_ts = c->ts;
+			e->cancel_ret = c->ret;
+			e->cancel_pid = c->pid;
+			e->cancel_tid = c->tid;
+		}
+		if (c)
+			bpf_map_delete_elem(&cancels, &k);
+	}
 	__builtin_memcpy(&e->req, r, sizeof(*r));
 	bpf_ringbuf_submit(e, rb_flags());
 }
@@ -498,8 +531,9 @@ static __always_inline void finish(struct aios_req *r, __u64 now, __s64 res, boo
 		emit_done(r, now, res, state, 0);
 	if (want_hist_reap && !reaped) {
 		struct aios_key k = { .id = r->obj, .aux = aios_aux(r->ctx, r->pid) };
+		struct done_val v = { .ts = now, .group = group_of(r) };
 
-		if (bpf_map_update_elem(&done, &k, &now, BPF_ANY))
+		if (bpf_map_update_elem(&done, &k, &v, BPF_ANY))
 			drop(AIOS_DROP_DONE);
 	}
 }
@@ -628,14 +662,14 @@ static long reap_ev_cb(__u32 i, void *data)
 		return 0;
 	}
 	if (want_hist_reap) {
-		__u64 *t = bpf_map_lookup_elem(&done, &k);
+		struct done_val *t = bpf_map_lookup_elem(&done, &k);
 
 		if (!t) {
 			drop(AIOS_DROP_REAP_UNMATCHED);
 			return 0;
 		}
-		if (c->now >= *t && c->now - *t >= 0)
-			hist_add(AIOS_H_REAP, 0, c->now - *t);
+		if (c->now >= t->ts)
+			hist_add(AIOS_H_REAP, t->group, c->now - t->ts);
 		bpf_map_delete_elem(&done, &k);
 	}
 	return 0;
@@ -715,6 +749,27 @@ int BPF_PROG(fexit_do_io_getevents, aio_context_t ctx_id, long min_nr, long nr,
 	     struct io_event *events, struct timespec64 *ts, long ret)
 {
 	on_reap(ctx_id, (__u64)events, ret);
+	return 0;
+}
+
+/*
+ * Who asked for a cancellation, when, and what io_cancel returned: the syscall's
+ * return, hooked only when snoop prints requests; it costs nothing per request.
+ */
+SEC("?fexit/__x64_sys_io_cancel")
+int BPF_PROG(fexit_io_cancel, const struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct aios_key k;
+	struct aios_cancel c;
+
+	k.id = regs->si;
+	k.aux = aios_aux(regs->di, pid_tgid >> 32);
+	c.ts = bpf_ktime_get_ns();
+	c.ret = ret;
+	c.pid = pid_tgid >> 32;
+	c.tid = (__u32)pid_tgid;
+	bpf_map_update_elem(&cancels, &k, &c, BPF_ANY);
 	return 0;
 }
 

@@ -8,9 +8,11 @@
  *   slots      ARRAY (mmap) of struct aios_slot         pending requests, by kiocb
  *   inflight   HASH  struct aios_key -> struct aios_req   pending requests that found
  *                                                        their slot taken; syscalls mode
- *   done       HASH  struct aios_key -> __u64            completion time, waiting
+ *   done       HASH  struct aios_key -> {ts, group}      completion time, waiting
  *                                                        for its reap (hist --reap)
  *   hists      PERCPU_HASH struct aios_hkey -> struct aios_hist
+ *   cancels    LRU_HASH struct aios_key -> struct aios_cancel  io_cancel calls, by
+ *                                                        (user iocb, context, tgid)
  *   qd         HASH  struct aios_qkey -> struct aios_qd  queue depth (now, max)
  *   drops      PERCPU_ARRAY [AIOS_DROP_NR] __u64          drop counters
  *   events     RINGBUF of struct aios_done / struct aios_reap records
@@ -87,7 +89,20 @@ struct aios_done {
 	__u64 ts;		/* completion (syscalls mode: reap) */
 	__s64 res;
 	__u64 reap_ns;		/* syscalls mode only: 0 */
+	/* the io_cancel call that asked for it (cancelled requests, fentry mode) */
+	__u64 cancel_ts;	/* 0: none seen */
+	__s64 cancel_ret;	/* what io_cancel returned */
+	__u32 cancel_pid;
+	__u32 cancel_tid;
 	struct aios_req req;
+};
+
+/* An io_cancel call, until the request it named completes. */
+struct aios_cancel {
+	__u64 ts;
+	__s64 ret;
+	__u32 pid;
+	__u32 tid;
 };
 
 struct aios_io_event {

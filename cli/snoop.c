@@ -287,6 +287,20 @@ static int print_event(void *ctx, const struct tracer_event *e)
 		jl_hex(&l, e->ctx);
 		jl_raw(&l, "\",\"data\":");
 		jl_u64(&l, e->data);
+		jl_raw(&l, ",\"cancel\":");
+		if (e->cancel_pid) {
+			jl_raw(&l, "{\"pid\":");
+			jl_s64(&l, e->cancel_pid);
+			jl_raw(&l, ",\"tid\":");
+			jl_s64(&l, e->cancel_tid);
+			jl_raw(&l, ",\"ret\":");
+			jl_s64(&l, e->cancel_ret);
+			jl_raw(&l, ",\"after_ns\":");
+			jl_u64(&l, e->cancel_ns);
+			jl_raw(&l, "}");
+		} else {
+			jl_raw(&l, "null");
+		}
 		jl_raw(&l, "}\n");
 		fwrite(line, 1, l.len, stdout);
 	} else {

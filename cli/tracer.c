@@ -186,8 +186,11 @@ enum reap_via { REAP_NONE, REAP_FEXIT, REAP_TP };
  * Returns 0 with t->skel set, or -errno.
  */
 static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
-		    bool driver, uint32_t fdev, bool ffile, uint64_t fino)
+		    bool optional, uint32_t fdev, bool ffile, uint64_t fino)
 {
+	/* optional hooks: aiodev's tracepoints, io_cancel's return */
+	bool driver = optional && t->driver;
+	bool cancel = optional && mode == TRACER_MODE_FENTRY && t->opts.events;
 	const struct tracer_opts *o = &t->opts;
 	struct aioscope_bpf *s;
 	bool fentry = mode == TRACER_MODE_FENTRY, kprobe = mode == TRACER_MODE_KPROBE;
@@ -223,6 +226,7 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	s->rodata->want_qd = o->qd || (o->hist && o->hist_by == TRACER_BY_QD);
 	s->rodata->mode_syscalls = sysc;
 	s->rodata->want_ids = o->inflight || s->rodata->want_qd;
+	s->rodata->want_cancel = cancel;
 
 	bpf_map__set_max_entries(s->maps.events,
 				 o->events ? (o->ringbuf_mb ? o->ringbuf_mb : 16) << 20 : 4096);
@@ -255,6 +259,7 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	set_autoload(s->progs.tp_exit_getevents, reap_tp);
 	set_autoload(s->progs.tp_enter_pgetevents, reap_tp);
 	set_autoload(s->progs.tp_exit_pgetevents, reap_tp);
+	set_autoload(s->progs.fexit_io_cancel, cancel);
 	set_autoload(s->progs.raw_aiodev_complete, driver);
 	set_autoload(s->progs.raw_aiodev_cancel, driver);
 
@@ -352,14 +357,18 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 		t->ncpus = 1;
 	need_reap = (opts->events && opts->event_reap) || (opts->hist && opts->hist_reap) ||
 		    (opts->hist && opts->hist_syscalls);
+	/*
+	 * Best mode first; within a mode, first with the optional hooks (aiodev's
+	 * tracepoints, io_cancel), then without them.
+	 */
 	rc = -ENOTSUP;
 	if (opts->mode == TRACER_MODE_AUTO || opts->mode == TRACER_MODE_FENTRY) {
 		t->mode = TRACER_MODE_FENTRY;
-		rc = try_mode(t, TRACER_MODE_FENTRY, need_reap ? REAP_FEXIT : REAP_NONE,
-			      t->driver, fdev, ffile, fino);
+		rc = try_mode(t, TRACER_MODE_FENTRY, need_reap ? REAP_FEXIT : REAP_NONE, true,
+			      fdev, ffile, fino);
 		if (rc && need_reap)
-			rc = try_mode(t, TRACER_MODE_FENTRY, REAP_TP, t->driver, fdev, ffile, fino);
-		if (rc && t->driver) {
+			rc = try_mode(t, TRACER_MODE_FENTRY, REAP_TP, true, fdev, ffile, fino);
+		if (rc) {
 			rc = try_mode(t, TRACER_MODE_FENTRY, need_reap ? REAP_TP : REAP_NONE,
 				      false, fdev, ffile, fino);
 			if (!rc)
@@ -370,9 +379,9 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 	}
 	if (rc && (opts->mode == TRACER_MODE_AUTO || opts->mode == TRACER_MODE_KPROBE)) {
 		t->mode = TRACER_MODE_KPROBE;
-		rc = try_mode(t, TRACER_MODE_KPROBE, need_reap ? REAP_TP : REAP_NONE, t->driver,
+		rc = try_mode(t, TRACER_MODE_KPROBE, need_reap ? REAP_TP : REAP_NONE, true,
 			      fdev, ffile, fino);
-		if (rc && t->driver) {
+		if (rc) {
 			rc = try_mode(t, TRACER_MODE_KPROBE, need_reap ? REAP_TP : REAP_NONE,
 				      false, fdev, ffile, fino);
 			if (!rc)
@@ -612,6 +621,12 @@ static int on_record(void *ctx, void *data, size_t size)
 		e.res = d->res;
 		e.state = (enum tracer_state)d->state;
 		e.reap_ns = TRACER_REAP_NONE;
+		if (d->cancel_ts) {
+			e.cancel_pid = (int32_t)d->cancel_pid;
+			e.cancel_tid = (int32_t)d->cancel_tid;
+			e.cancel_ret = d->cancel_ret;
+			e.cancel_ns = d->cancel_ts - d->req.ts;
+		}
 		if (t->opts.event_reap && t->mode != TRACER_MODE_SYSCALLS)
 			join_put(t, d->req.obj, aios_aux(d->req.ctx, d->req.pid), &e);
 		else

@@ -112,9 +112,16 @@ struct tracer_event {
 	enum tracer_op op;
 	enum tracer_state state;
 	char comm[TRACER_COMM_LEN];	/* submitter comm, NUL-terminated */
+	/* cancelled requests (fentry mode, events): the io_cancel call that asked */
+	int32_t cancel_pid, cancel_tid;	/* 0: not known */
+	int64_t cancel_ret;		/* what io_cancel returned (-EINPROGRESS) */
+	uint64_t cancel_ns;		/* submit -> io_cancel */
 };
 
-/* One pending request of the in-flight table. */
+/*
+ * One pending request of the in-flight table. ctx, obj and comm are filled only
+ * when the tracer was opened with opts.inflight (or opts.qd).
+ */
 struct tracer_inflight {
 	uint64_t id;			/* request id */
 	uint64_t submit_ns;		/* age = tracer_now_ns() - submit_ns */
