@@ -109,6 +109,21 @@ struct {
 	__type(value, struct aios_hist);
 } hist_zero SEC(".maps");
 
+/*
+ * Histograms whose groups are few and known (one group, by op, by queue depth):
+ * a per-CPU array indexed by kind * hist_ngroups + group, a cheaper lookup than the
+ * hash above, which serves the open-ended groupings (pid, dev, ctx).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct aios_hist);
+} hist_arr SEC(".maps");
+
+const volatile bool hist_direct = false;
+const volatile __u32 hist_ngroups = 1;
+
 /* io_cancel calls (LRU: calls that found nothing to cancel age out) */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -296,6 +311,15 @@ static __always_inline void hist_add(__u32 kind, __u64 group, __u64 v)
 	struct aios_hist *h;
 	__u32 zkey = 0, b;
 
+	if (hist_direct) {
+		__u32 idx = kind * hist_ngroups +
+			    (group < hist_ngroups ? (__u32)group : hist_ngroups - 1);
+
+		h = bpf_map_lookup_elem(&hist_arr, &idx);
+		if (!h)
+			return;
+		goto add;
+	}
 	h = bpf_map_lookup_elem(&hists, &k);
 	if (!h) {
 		struct aios_hist *z = bpf_map_lookup_elem(&hist_zero, &zkey);
@@ -309,6 +333,7 @@ static __always_inline void hist_add(__u32 kind, __u64 group, __u64 v)
 			return;
 		}
 	}
+add:
 	h->count++;
 	h->sum += v;
 	if (v > h->max)

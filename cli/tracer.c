@@ -27,6 +27,7 @@
 _Static_assert(AIOS_HIST_SLOTS == AIO_HIST_BUCKETS, "histogram slots differ from buckets.h");
 _Static_assert(sizeof(struct aios_io_event) == 32, "io_event layout");
 
+#define HIST_QD_GROUPS 20		/* log2 queue depth groups: 1 .. 2^19 and more */
 #define TRACER_SLOTS 16384		/* direct-mapped in-flight slots, a power of two */
 #define JOIN_TIMEOUT_NS 2000000000ULL	/* deliver unreaped events after 2 s */
 
@@ -45,6 +46,7 @@ struct tracer {
 	bool driver;
 	int cgroup_fd;
 	int ncpus;
+	unsigned int hist_ngroups;	/* >0: histograms in the per-CPU array */
 	void *pcpu_buf;			/* ncpus * sizeof(struct aios_hist) */
 	/* poll state */
 	tracer_event_fn cb;
@@ -235,10 +237,23 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	s->rodata->slot_mask = TRACER_SLOTS - 1;
 	if (!s->rodata->want_hist_reap)
 		bpf_map__set_max_entries(s->maps.done, 1);
+	t->hist_ngroups = 0;
 	if (o->hist) {
-		/* groups within a 16 MiB budget of per-CPU memory, 16..1024 */
+		/* few, known groups: a per-CPU array, if it fits in 64 MiB */
+		unsigned int ng = o->hist_by == TRACER_BY_NONE ? 1 :
+				  o->hist_by == TRACER_BY_OP ? AIOS_OP_OTHER + 1 :
+				  o->hist_by == TRACER_BY_QD ? HIST_QD_GROUPS : 0;
+		size_t bytes = (size_t)ng * AIOS_H_NR * sizeof(struct aios_hist) * t->ncpus;
+		/* other groups: a hash within a 16 MiB budget, 16..1024 entries */
 		long n = (16L << 20) / ((long)sizeof(struct aios_hist) * t->ncpus);
 
+		if (ng && bytes <= (64UL << 20)) {
+			t->hist_ngroups = ng;
+			s->rodata->hist_direct = true;
+			s->rodata->hist_ngroups = ng;
+			bpf_map__set_max_entries(s->maps.hist_arr, ng * AIOS_H_NR);
+			n = 1;
+		}
 		bpf_map__set_max_entries(s->maps.hists, n < 16 ? 16 : n > 1024 ? 1024 : n);
 	} else {
 		bpf_map__set_max_entries(s->maps.hists, 1);
@@ -807,6 +822,32 @@ int tracer_qd_reset_max(struct tracer *t)
 	return 0;
 }
 
+/* Sum one per-CPU histogram (in t->pcpu_buf) into @sum and hand it to @cb. */
+static int hist_emit(struct tracer *t, struct aios_hist *sum, uint32_t kind, uint64_t group,
+		     tracer_hist_fn cb, void *ctx, int *n)
+{
+	const struct aios_hist *pc = t->pcpu_buf;
+
+	memset(sum, 0, sizeof(*sum));
+	for (int c = 0; c < t->ncpus; c++) {
+		sum->count += pc[c].count;
+		sum->sum += pc[c].sum;
+		if (pc[c].max > sum->max)
+			sum->max = pc[c].max;
+		for (int i = 0; i < AIOS_HIST_SLOTS; i++)
+			sum->slots[i] += pc[c].slots[i];
+	}
+	if (!sum->count)
+		return 0;	/* never used: not reported */
+	(*n)++;
+	struct tracer_hist h = {
+		.kind = (enum tracer_hist_kind)kind, .group = group,
+		.count = sum->count, .sum = sum->sum, .max = sum->max,
+		.buckets = sum->slots, .nbuckets = AIOS_HIST_SLOTS,
+	};
+	return cb(ctx, &h);
+}
+
 int tracer_hist_foreach(struct tracer *t, tracer_hist_fn cb, void *ctx)
 {
 	int fd = bpf_map__fd(t->skel->maps.hists);
@@ -818,32 +859,28 @@ int tracer_hist_foreach(struct tracer *t, tracer_hist_fn cb, void *ctx)
 	sum = malloc(sizeof(*sum));
 	if (!sum)
 		return -ENOMEM;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		const struct aios_hist *pc = t->pcpu_buf;
+	if (t->hist_ngroups) {
+		int afd = bpf_map__fd(t->skel->maps.hist_arr);
 
+		for (uint32_t i = 0; i < t->hist_ngroups * AIOS_H_NR; i++) {
+			if (bpf_map_lookup_elem(afd, &i, t->pcpu_buf))
+				continue;
+			rc = hist_emit(t, sum, i / t->hist_ngroups, i % t->hist_ngroups, cb, ctx,
+				       &n);
+			if (rc)
+				goto out;
+		}
+	}
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		k = next;
 		prev = &k;
 		if (bpf_map_lookup_elem(fd, &k, t->pcpu_buf))
 			continue;
-		memset(sum, 0, sizeof(*sum));
-		for (int c = 0; c < t->ncpus; c++) {
-			sum->count += pc[c].count;
-			sum->sum += pc[c].sum;
-			if (pc[c].max > sum->max)
-				sum->max = pc[c].max;
-			for (int i = 0; i < AIOS_HIST_SLOTS; i++)
-				sum->slots[i] += pc[c].slots[i];
-		}
-		struct tracer_hist h = {
-			.kind = (enum tracer_hist_kind)k.kind, .group = k.group,
-			.count = sum->count, .sum = sum->sum, .max = sum->max,
-			.buckets = sum->slots, .nbuckets = AIOS_HIST_SLOTS,
-		};
-		n++;
-		rc = cb(ctx, &h);
+		rc = hist_emit(t, sum, k.kind, k.group, cb, ctx, &n);
 		if (rc)
 			break;
 	}
+out:
 	free(sum);
 	return rc ? rc : n;
 }
