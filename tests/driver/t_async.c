@@ -19,17 +19,19 @@
 
 static char buf[256][4096];
 
-static void test_aio_async(const char *mode)
+/*
+ * One attempt: submit 16 reads with a 50 ms latency; *t_sub = time in the submit
+ * call, *t_done = time until all 16 completions, *early = completions already
+ * there right after the submit. Returns the number of completions.
+ */
+static int aio_attempt(int fd, uint64_t *t_sub, uint64_t *t_done, int *early)
 {
 	struct iocb cbs[16], *cbp[16];
 	struct io_event ev[16];
 	io_context_t ctx = 0;
-	uint64_t t0, t_sub, t_first = 0;
-	char name[128];
-	int fd = open_dev(O_RDWR), got, i;
+	uint64_t t0;
+	int got, i;
 
-	set_knob("completion", mode);
-	set_knob("latency_ns", "50000000");
 	if (io_setup(16, &ctx))
 		die("io_setup");
 	for (i = 0; i < 16; i++) {
@@ -38,38 +40,34 @@ static void test_aio_async(const char *mode)
 	}
 	t0 = now_ns();
 	submit_all(ctx, cbp, 16);
-	t_sub = now_ns() - t0;
+	*t_sub = now_ns() - t0;
 	got = io_getevents(ctx, 0, 16, ev, NULL);
-	got = got > 0 ? got : 0;
+	*early = got = got > 0 ? got : 0;
 	got += reap(ctx, ev + got, 16 - got, 5000);
-	t_first = now_ns() - t0;
-	snprintf(name, sizeof(name), "async aio %s: io_submit of 16 returns before the 50 ms latency", mode);
-	check(t_sub < 10 * MS, name, "io_submit took %.1f ms", t_sub / 1e6);
-	snprintf(name, sizeof(name), "async aio %s: the 16 events arrive after >= 50 ms", mode);
-	check(got == 16 && t_first >= 50 * MS && t_first < 1000 * MS, name,
-	      "got=%d after %.1f ms", got, t_first / 1e6);
+	*t_done = now_ns() - t0;
+	for (i = 0; i < got; i++)
+		if ((long)ev[i].res != 4096)
+			got = -1;
 	io_destroy(ctx);
-	close(fd);
+	return got;
 }
 
-static void test_uring_async(const char *mode)
+static int uring_attempt(int fd, uint64_t *t_sub, uint64_t *t_done, int *early)
 {
 	struct io_uring ring;
 	struct io_uring_cqe *cqe;
-	uint64_t t0, t_sub, t_done;
-	char name[128];
-	int fd = open_dev(O_RDWR), i, got = 0, early;
+	uint64_t t0;
+	int i, got = 0;
 
-	set_knob("completion", mode);
-	set_knob("latency_ns", "50000000");
 	if (io_uring_queue_init(16, &ring, 0))
 		die("io_uring_queue_init");
 	for (i = 0; i < 16; i++)
 		io_uring_prep_read(io_uring_get_sqe(&ring), fd, buf[i], 4096, i * 4096);
 	t0 = now_ns();
-	i = io_uring_submit(&ring);
-	t_sub = now_ns() - t0;
-	early = io_uring_cq_ready(&ring);
+	if (io_uring_submit(&ring) != 16)
+		die("io_uring_submit");
+	*t_sub = now_ns() - t0;
+	*early = io_uring_cq_ready(&ring);
 	while (got < 16) {
 		struct __kernel_timespec ts = { 5, 0 };
 
@@ -79,14 +77,50 @@ static void test_uring_async(const char *mode)
 			got++;
 		io_uring_cqe_seen(&ring, cqe);
 	}
-	t_done = now_ns() - t0;
-	snprintf(name, sizeof(name), "async io_uring %s: submit of 16 returns before the 50 ms latency", mode);
-	check(i == 16 && t_sub < 10 * MS && early == 0, name, "submitted %d in %.1f ms, %d CQEs early",
-	      i, t_sub / 1e6, early);
-	snprintf(name, sizeof(name), "async io_uring %s: the 16 CQEs arrive after >= 50 ms, no io-wq worker", mode);
-	check(got == 16 && t_done >= 50 * MS && count_iou_workers() == 0, name,
-	      "got=%d after %.1f ms, iou-wrk=%d", got, t_done / 1e6, count_iou_workers());
+	*t_done = now_ns() - t0;
 	io_uring_queue_exit(&ring);
+	return got;
+}
+
+/*
+ * Submission returns well before the 50 ms latency, and the completions come
+ * after it. Timing on a shared, emulated machine: the submit bound is checked on
+ * the best of 3 attempts (a synchronous driver would take >= 50 ms in all 3);
+ * the lower bound on completion holds for every attempt.
+ */
+static void test_async(const char *api, const char *mode, bool uring)
+{
+	uint64_t best_sub = UINT64_MAX, t_sub, t_done, min_done = UINT64_MAX;
+	int fd = open_dev(O_RDWR), attempt, got, early, max_early = 0, min_got = 16;
+	char name[160];
+
+	set_knob("completion", mode);
+	set_knob("latency_ns", "50000000");
+	for (attempt = 0; attempt < 3; attempt++) {
+		got = uring ? uring_attempt(fd, &t_sub, &t_done, &early) :
+			      aio_attempt(fd, &t_sub, &t_done, &early);
+		if (got < min_got)
+			min_got = got;
+		if (early > max_early)
+			max_early = early;
+		if (t_done < min_done)
+			min_done = t_done;
+		if (t_sub < best_sub)
+			best_sub = t_sub;
+		if (best_sub < 10 * MS)
+			break;
+	}
+	snprintf(name, sizeof(name), "async %s %s: submitting 16 reads returns before the 50 ms latency",
+		 api, mode);
+	check(best_sub < 10 * MS, name, "best of %d: %.1f ms", attempt, best_sub / 1e6);
+	snprintf(name, sizeof(name), "async %s %s: the 16 completions arrive after >= 50 ms, none early",
+		 api, mode);
+	check(min_got == 16 && min_done >= 50 * MS && max_early == 0, name,
+	      "got=%d first done after %.1f ms, %d early", min_got, min_done / 1e6, max_early);
+	if (uring) {
+		snprintf(name, sizeof(name), "async io_uring %s: no io-wq worker thread", mode);
+		check(count_iou_workers() == 0, name, "iou-wrk=%d", count_iou_workers());
+	}
 	close(fd);
 }
 
@@ -113,7 +147,7 @@ static void test_many_inflight(void)
 	int fd = open_dev(O_RDWR), i, got, lines;
 
 	set_knob("completion", "hrtimer");
-	set_knob("latency_ns", "300000000");
+	set_knob("latency_ns", "2000000000");
 	if (io_setup(200, &ctx))
 		die("io_setup");
 	for (i = 0; i < 200; i++) {
@@ -290,10 +324,10 @@ static void test_jitter_order(void)
 int main(void)
 {
 	reset_knobs();
-	test_aio_async("hrtimer");
-	test_aio_async("workqueue");
-	test_uring_async("hrtimer");
-	test_uring_async("workqueue");
+	test_async("aio", "hrtimer", false);
+	test_async("aio", "workqueue", false);
+	test_async("io_uring", "hrtimer", true);
+	test_async("io_uring", "workqueue", true);
 	reset_knobs();
 	test_many_inflight();
 	reset_knobs();

@@ -41,7 +41,7 @@ static void test_fsync_syscall(void)
 
 	t0 = now_ns();
 	r = fsync(g_fd);
-	check(r == 0 && now_ns() - t0 < 20 * MS, "fsync: returns at once with no write pending",
+	check(r == 0 && now_ns() - t0 < 100 * MS, "fsync: returns at once with no write pending",
 	      "r=%d took %.1f ms", r, (now_ns() - t0) / 1e6);
 
 	/* pending reads do not hold fsync */
@@ -51,7 +51,7 @@ static void test_fsync_syscall(void)
 	t0 = now_ns();
 	r = fsync(g_fd);
 	dt = now_ns() - t0;
-	check(r == 0 && dt < 100 * MS, "fsync: does not wait for pending reads",
+	check(r == 0 && dt < 200 * MS, "fsync: does not wait for pending reads (300 ms)",
 	      "r=%d took %.1f ms", r, dt / 1e6);
 	reap(ctx, ev, 1, 2000);
 

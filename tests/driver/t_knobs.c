@@ -169,7 +169,7 @@ static void test_queue_depth_behaviour(void)
 	uint64_t t0, dt;
 
 	set_knob("queue_depth", "4");
-	set_knob("latency_ns", "100000000");
+	set_knob("latency_ns", "500000000");
 	if (io_setup(8, &ctx))
 		die("io_setup");
 	for (i = 0; i < 8; i++) {
@@ -193,7 +193,7 @@ static void test_queue_depth_behaviour(void)
 	t0 = now_ns();
 	submit_all(ctx, cbp + 5, 1);
 	dt = now_ns() - t0;
-	check(dt >= 50000000ull, "queue_depth=4: a 5th blocking request waits for room",
+	check(dt >= 250000000ull, "queue_depth=4: a 5th blocking request waits for room",
 	      "io_submit returned after %.1f ms", dt / 1e6);
 	got = reap(ctx, ev, 5, 3000);
 	read_stats(&st);
