@@ -187,8 +187,9 @@ static void test_aio(const char *mode, uint64_t lat, uint64_t jit, uint64_t seed
 		if ((long)ev[i].res != want)
 			bad++;
 	}
-	snprintf(name, sizeof(name), "aio %s: read at end 0, write at end -ENOSPC, crossing read shortened",
-		 mode);
+	snprintf(name, sizeof(name),
+		 "aio %s lat=%lu: read at end 0, write at end -ENOSPC, crossing read shortened",
+		 mode, (unsigned long)lat);
 	check(got == 3 && !bad, name, "got=%d bad=%d", got, bad);
 
 	io_destroy(ctx);
