@@ -469,9 +469,12 @@ void aiodev_ready_fn(struct tasklet_struct *t)
 
 	spin_lock_irqsave(&dev->lock, flags);
 	list_for_each_entry_safe(req, tmp, &dev->ready, ready_node) {
+		/* a winning cancel or abort takes it off this list first */
 		if (WARN_ON_ONCE(!aiodev_claim(req, AIODEV_REQ_QUEUED,
-					       AIODEV_REQ_COMPLETING)))
+					       AIODEV_REQ_COMPLETING))) {
+			list_del_init(&req->ready_node);
 			continue;
+		}
 		wake |= aiodev_account_locked(dev, req, req->res, false);
 		list_move_tail(&req->ready_node, &done);
 	}
