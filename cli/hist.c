@@ -54,7 +54,7 @@ enum { OPT_BY = 256, OPT_DEV, OPT_COMM, OPT_MINLAT, OPT_JSON, OPT_MODE, OPT_CGRO
 static const struct argp_option hist_options[] = {
 	{ "by", OPT_BY, "GROUP", 0, "Group by op, pid, dev, ctx or qd (default: one group)", 0 },
 	{ "interval", 'i', "SEC", 0, "Print every SEC seconds (default: once, at the end)", 0 },
-	{ "count", 'n', "COUNT", 0, "Stop after COUNT intervals", 0 },
+	{ "count", 'n', "COUNT", 0, "Stop after COUNT intervals (of 1 s unless -i)", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 0 },
 	{ "reap", OPT_REAP, NULL, 0, "Also the reap latency (complete -> io_getevents)", 0 },
 	{ "syscalls", OPT_SYSCALLS, NULL, 0, "Also requests per io_submit and events per "
@@ -365,10 +365,8 @@ int cmd_hist(int argc, char **argv)
 	rc = argp_parse(&argp, argc, argv, 0, NULL, &env);
 	if (rc)
 		return EXIT_USAGE;
-	if (env.count && !env.interval) {
-		p_err("-n COUNT needs -i SEC");
-		return EXIT_USAGE;
-	}
+	if (env.count && !env.interval)
+		env.interval = 1;	/* -n alone: COUNT one-second intervals */
 	rc = tracer_open(&t, &env.o, err, sizeof(err));
 	if (rc) {
 		p_err("%s", err);
