@@ -243,11 +243,26 @@ static int ui_init(struct top_view_state *st)
 	return 0;
 }
 
+/* Bytes of @s that fill at most @cols screen columns (UTF-8: one per character). */
+static int bytes_for_cols(const char *s, int cols)
+{
+	int n = 0, chars = 0;
+
+	for (; s[n]; n++) {
+		if (((unsigned char)s[n] & 0xc0) == 0x80)
+			continue;	/* continuation byte */
+		if (chars == cols)
+			break;
+		chars++;
+	}
+	return n;
+}
+
 static void put(int y, int x, const char *s)
 {
 	if (y < 0 || y >= LINES || x >= COLS)
 		return;
-	mvaddnstr(y, x, s, COLS - x);
+	mvaddnstr(y, x, s, bytes_for_cols(s, COLS - x));
 }
 
 /* Clip @s to the screen width as a full line, padded (for reverse video). */
@@ -256,9 +271,9 @@ static void put_line(int y, const char *s, attr_t a)
 	if (y < 0 || y >= LINES)
 		return;
 	attron(a);
-	mvaddnstr(y, 0, s, COLS);
-	for (int x = (int)strlen(s); x < COLS; x++)
-		mvaddch(y, x, ' ');
+	mvaddnstr(y, 0, s, bytes_for_cols(s, COLS));
+	for (int x = getcurx(stdscr); x < COLS && getcury(stdscr) == y; x++)
+		addch(' ');
 	attroff(a);
 }
 
