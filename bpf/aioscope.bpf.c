@@ -773,6 +773,8 @@ SEC("?fexit/do_io_getevents")
 int BPF_PROG(fexit_do_io_getevents, aio_context_t ctx_id, long min_nr, long nr,
 	     struct io_event *events, struct timespec64 *ts, long ret)
 {
+	if (ret <= 0 || !task_ok(bpf_get_current_pid_tgid() >> 32))
+		return 0;
 	on_reap(ctx_id, (__u64)events, ret);
 	return 0;
 }
