@@ -8,6 +8,7 @@
 #include "aiodev.h"
 
 #include <linux/kernel.h>
+#include <linux/string.h>
 #include <linux/sysfs.h>
 
 static const char * const aiodev_completion_names[] = {
@@ -23,11 +24,21 @@ const char *aiodev_completion_name(u32 completion)
 	return aiodev_completion_names[completion];
 }
 
-static int aiodev_parse_u64(const char *buf, u64 min, u64 max, u64 *val)
+/*
+ * The written bytes are buf[0..count-1] (sysfs adds a NUL after them). A NUL
+ * among them would hide trailing garbage from the C-string parsers.
+ */
+static bool aiodev_has_nul(const char *buf, size_t count)
+{
+	return memchr(buf, '\0', count) != NULL;
+}
+
+static int aiodev_parse_u64(const char *buf, size_t count, u64 min, u64 max,
+			    u64 *val)
 {
 	u64 v;
 
-	if (kstrtou64(buf, 10, &v))
+	if (aiodev_has_nul(buf, count) || kstrtou64(buf, 10, &v))
 		return -EINVAL;
 	if (v < min || v > max)
 		return -EINVAL;
@@ -58,7 +69,7 @@ static ssize_t name##_store(struct device *d,				\
 	unsigned long flags;						\
 	u64 v;								\
 									\
-	if (aiodev_parse_u64(buf, min, max, &v))			\
+	if (aiodev_parse_u64(buf, count, min, max, &v))		\
 		return -EINVAL;						\
 	spin_lock_irqsave(&dev->lock, flags);				\
 	WRITE_ONCE(dev->cfg.name, v);					\
@@ -109,6 +120,8 @@ static ssize_t completion_store(struct device *d, struct device_attribute *attr,
 	int i;
 
 	/* sysfs_streq() allows one trailing newline, nothing else */
+	if (aiodev_has_nul(buf, count))
+		return -EINVAL;
 	i = sysfs_match_string(aiodev_completion_names, buf);
 	if (i < 0)
 		return -EINVAL;
@@ -125,7 +138,7 @@ static ssize_t abort_store(struct device *d, struct device_attribute *attr,
 	struct aiodev_dev *dev = dev_get_drvdata(d);
 	unsigned int v;
 
-	if (kstrtouint(buf, 10, &v) || v != 1)
+	if (aiodev_has_nul(buf, count) || kstrtouint(buf, 10, &v) || v != 1)
 		return -EINVAL;
 	aiodev_abort(dev);
 	return count;
