@@ -623,10 +623,10 @@ static void batch_plain(const struct top_view_state *st, const struct top_frame 
 	printf("lat avg %s p50 %s p99 %s max %s  err %" PRIu64 "  cncl %" PRIu64
 	       "  lost %" PRIu64 "  stuck %s\n", a, b, c, d, t->errors, t->cancelled,
 	       t->lost, e);
-	top_fmt_header(line, sizeof(line));
+	top_fmt_header(line, sizeof(line), NULL);
 	printf("%s\n", line);
 	for (size_t i = 0; i < fr->nrows; i++) {
-		top_fmt_row(line, sizeof(line), &fr->rows[i]);
+		top_fmt_row(line, sizeof(line), &fr->rows[i], NULL);
 		printf("%s\n", line);
 	}
 	if (fr->stuck.n) {

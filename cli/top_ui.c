@@ -153,40 +153,86 @@ void top_fmt_cell(char *buf, size_t sz, const struct top_row *r, enum top_col c)
 	}
 }
 
+/*
+ * Column widths for @avail screen columns: the full table is 127 wide; on a
+ * narrower terminal text columns shrink first, then the least needed columns
+ * are hidden (width 0), so the rightmost ones (ERR CNCL STUCK) stay visible.
+ */
+void top_layout_fit(struct top_layout *l, int avail)
+{
+	static const struct { enum top_col c; int w; } steps[] = {
+		{ COL_DEV, 10 }, { COL_COMM, 10 }, { COL_RS, 6 }, { COL_WS, 6 },
+		{ COL_ERR, 5 }, { COL_CNCL, 5 }, { COL_AVG, 7 }, { COL_P99, 7 },
+		{ COL_MAX, 7 }, { COL_DEV, 7 }, { COL_MAX, 0 }, { COL_AVG, 0 },
+		{ COL_QDMAX, 0 }, { COL_CNCL, 0 }, { COL_ERR, 0 },
+	};
+	size_t i = 0;
+
+	for (int c = 0; c < TOP_NR_COLS; c++)
+		l->width[c] = cols[c].width;
+	while (top_layout_width(l) > avail && i < sizeof(steps) / sizeof(steps[0])) {
+		l->width[steps[i].c] = steps[i].w;
+		i++;
+	}
+}
+
+int top_layout_width(const struct top_layout *l)
+{
+	int w = 0;
+
+	for (int c = 0; c < TOP_NR_COLS; c++)
+		if (!l || l->width[c])
+			w += (l ? l->width[c] : cols[c].width) + 1;
+	return w - 1;
+}
+
+static int lw(const struct top_layout *l, int c)
+{
+	return l ? l->width[c] : cols[c].width;
+}
+
 /* The column header line (the sort column is named in the title line). */
-void top_fmt_header(char *buf, size_t sz)
+void top_fmt_header(char *buf, size_t sz, const struct top_layout *l)
 {
 	size_t off = 0;
 
 	buf[0] = '\0';
-	for (int c = 0; c < TOP_NR_COLS && off < sz; c++)
-		off += snprintf(buf + off, sz - off, cols[c].left ? "%-*s%s" : "%*s%s",
-				cols[c].width, cols[c].name, c + 1 < TOP_NR_COLS ? " " : "");
+	for (int c = 0; c < TOP_NR_COLS && off < sz; c++) {
+		int w = lw(l, c);
+
+		if (!w)
+			continue;
+		off += snprintf(buf + off, sz - off, cols[c].left ? "%s%-*.*s" : "%s%*.*s",
+				off ? " " : "", w, w, cols[c].name);
+	}
 }
 
-/* Screen column where column @col starts, and its width. */
-static int col_x(enum top_col col, int *width)
+/* Screen column where column @col starts, and its width (0: hidden). */
+static int col_x(const struct top_layout *l, enum top_col col, int *width)
 {
 	int x = 0;
 
 	for (int c = 0; c < (int)col; c++)
-		x += cols[c].width + 1;
-	*width = cols[col].width;
+		if (lw(l, c))
+			x += lw(l, c) + 1;
+	*width = lw(l, col);
 	return x;
 }
 
-void top_fmt_row(char *buf, size_t sz, const struct top_row *r)
+void top_fmt_row(char *buf, size_t sz, const struct top_row *r, const struct top_layout *l)
 {
 	size_t off = 0;
 
 	buf[0] = '\0';
 	for (int c = 0; c < TOP_NR_COLS && off < sz; c++) {
 		char cell[STUCK_PATH_LEN];
+		int w = lw(l, c);
 
+		if (!w)
+			continue;
 		top_fmt_cell(cell, sizeof(cell), r, c);
-		off += snprintf(buf + off, sz - off, cols[c].left ? "%-*.*s%s" : "%*.*s%s",
-				cols[c].width, cols[c].width, cell,
-				c + 1 < TOP_NR_COLS ? " " : "");
+		off += snprintf(buf + off, sz - off, cols[c].left ? "%s%-*.*s" : "%s%*.*s",
+				off ? " " : "", w, w, cell);
 	}
 }
 
@@ -344,6 +390,7 @@ static void ui_draw(struct top_view_state *st, const struct top_frame *fr)
 	char line[1024], a[32], b[32], c[32], d[32], e[32], spark[TOP_SPARK_LEN * 4 + 8];
 	const struct top_totals *t = &fr->tot;
 	time_t now = (time_t)(fr->ts_ns / 1000000000ULL);
+	struct top_layout layout;
 	struct tm tm;
 	long sel;
 	int y, nvis;
@@ -398,17 +445,19 @@ static void ui_draw(struct top_view_state *st, const struct top_frame *fr)
 	}
 	put(3, 0, line);
 
-	top_fmt_header(line, sizeof(line));
+	top_layout_fit(&layout, COLS);
+	top_fmt_header(line, sizeof(line), &layout);
 	put_line(4, line, has_colors() ? COLOR_PAIR(PAIR_HEAD) : A_REVERSE);
 	{
 		/* the sort column's title stands out */
-		int w, x = col_x(st->sort_col, &w);
+		int w, x = col_x(&layout, st->sort_col, &w);
 		char title[32];
 
-		snprintf(title, sizeof(title), cols[st->sort_col].left ? "%-*s" : "%*s", w,
+		snprintf(title, sizeof(title), cols[st->sort_col].left ? "%-*.*s" : "%*.*s", w, w,
 			 cols[st->sort_col].name);
 		attron(A_BOLD | A_UNDERLINE | (has_colors() ? COLOR_PAIR(PAIR_HEAD) : A_REVERSE));
-		put(4, x, title);
+		if (w)
+			put(4, x, title);
 		attroff(A_BOLD | A_UNDERLINE | (has_colors() ? COLOR_PAIR(PAIR_HEAD) : A_REVERSE));
 	}
 
@@ -432,7 +481,7 @@ static void ui_draw(struct top_view_state *st, const struct top_frame *fr)
 		st->scroll = 0;
 	y = 5;
 	for (size_t i = st->scroll; i < fr->nrows && y < 5 + nvis; i++, y++) {
-		top_fmt_row(line, sizeof(line), &fr->rows[i]);
+		top_fmt_row(line, sizeof(line), &fr->rows[i], &layout);
 		if ((long)i == sel)
 			put_line(y, line, A_REVERSE);
 		else
