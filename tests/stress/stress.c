@@ -51,6 +51,7 @@ struct tres {
 	uint64_t cancel_calls, cancel_inprogress, cancel_einval, cancel_other;
 	uint64_t cancel_won;		/* io_cancel -EINPROGRESS and event -ECANCELED */
 	uint64_t destroys, destroy_max_ns;
+	uint64_t destroy_max_nofsync_ns;	/* the slowest teardown with no fsync pending */
 	uint64_t submit_err;		/* io_submit errors other than EAGAIN/EINTR */
 	uint64_t drain_aborts;
 	uint64_t leftover;		/* still pending when the drain gave up */
@@ -350,7 +351,10 @@ static void *aio_thread(void *arg)
 		/* Now and then: io_destroy with requests pending. */
 		if (nbusy && rnd_below(&seed, 400) == 0) {
 			uint64_t t0 = now_ns(), dt;
+			int nfsync = 0;
 
+			for (i = 0; i < AIO_SLOTS; i++)
+				nfsync += slots[i].busy && slots[i].op == OP_FSYNC;
 			rc = io_destroy(ctx);
 			dt = now_ns() - t0;
 			if (rc) {
@@ -360,6 +364,8 @@ static void *aio_thread(void *arg)
 			t->destroys++;
 			if (dt > t->destroy_max_ns)
 				t->destroy_max_ns = dt;
+			if (!nfsync && dt > t->destroy_max_nofsync_ns)
+				t->destroy_max_nofsync_ns = dt;
 			t->abandoned += nbusy;
 			for (i = 0; i < AIO_SLOTS; i++)
 				slots[i].busy = false;
@@ -554,6 +560,8 @@ static void *uring_thread(void *arg)
 			t->destroys++;
 			if (dt > t->destroy_max_ns)
 				t->destroy_max_ns = dt;
+			if (dt > t->destroy_max_nofsync_ns)
+				t->destroy_max_nofsync_ns = dt;
 			t->abandoned += nbusy;
 			/* The buffers may still be written by the abandoned requests:
 			 * give those slots fresh buffers (the old ones leak on purpose). */
@@ -999,6 +1007,8 @@ int main(int argc, char **argv)
 			tot.destroys += t->destroys;
 			if (t->destroy_max_ns > tot.destroy_max_ns)
 				tot.destroy_max_ns = t->destroy_max_ns;
+			if (t->destroy_max_nofsync_ns > tot.destroy_max_nofsync_ns)
+				tot.destroy_max_nofsync_ns = t->destroy_max_nofsync_ns;
 			tot.submit_err += t->submit_err;
 			tot.drain_aborts += t->drain_aborts;
 			tot.leftover += t->leftover;
@@ -1029,10 +1039,17 @@ int main(int argc, char **argv)
 	       (unsigned long long)tc[1].cancel_einval, (unsigned long long)tot.cancel_other);
 	result(!tot.submit_err, "submissions accepted", "%llu unexpected errors",
 	       (unsigned long long)tot.submit_err);
-	result(tot.destroy_max_ns < 10ull * slow * 1000000000ull,
+	/*
+	 * io_destroy waits for every request; an IOCB_CMD_FSYNC cannot be cancelled and
+	 * waits for older writes, stalled ones included, until an abort releases them
+	 * (every 0.2-1 s, on a random device): allow more time when one was pending.
+	 */
+	result(tot.destroy_max_nofsync_ns < 5ull * slow * 1000000000ull &&
+	       tot.destroy_max_ns < 30ull * slow * 1000000000ull,
 	       "io_destroy / ring exit with requests pending returned promptly",
-	       "%llu teardowns, slowest %.3f s", (unsigned long long)tot.destroys,
-	       tot.destroy_max_ns / 1e9);
+	       "%llu teardowns, slowest %.3f s, slowest without a pending fsync %.3f s",
+	       (unsigned long long)tot.destroys, tot.destroy_max_ns / 1e9,
+	       tot.destroy_max_nofsync_ns / 1e9);
 	result(!kill_stuck && kills, "kill -9 with requests pending: every victim exited promptly",
 	       "%llu kills, %llu stuck, slowest %.3f s, %llu requests submitted by victims",
 	       (unsigned long long)kills, (unsigned long long)kill_stuck, kill_max_ns / 1e9,
