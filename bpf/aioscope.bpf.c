@@ -48,6 +48,11 @@ const volatile bool want_comm = false;
 const volatile bool want_qd = false;
 const volatile bool want_ids = false;		/* ctx/obj/data at submit */
 const volatile bool want_cancel = false;	/* io_cancel calls are hooked */
+/*
+ * lean: only latency histograms by nothing or by op, no filter that needs the file
+ * or the comm: submit and completion touch just the slot's ts, op and flags.
+ */
+const volatile bool lean = false;
 const volatile bool mode_syscalls = false;
 
 /* ---- maps ---- */
@@ -471,13 +476,34 @@ static __always_inline void submit_req(struct aios_key *key, struct aios_req *r,
 static __always_inline int on_submit(struct kiocb *kiocb, const struct iocb *iocb, __u8 op,
 				     bool btf, __u64 id)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct aio_kiocb *ak = (void *)kiocb;
 	struct aios_key key = { .id = id };
 	struct aios_req r = {};
+	__u64 pid_tgid;
 
-	if (!task_ok(pid_tgid >> 32))
+	if ((targ_tgid || filter_cg) && !task_ok(bpf_get_current_pid_tgid() >> 32))
 		return 0;
+	if (lean) {
+		/*
+		 * hist by nothing or by op: the completion needs the submit time, the op
+		 * and the driver's flags, nothing else. Write just those into the slot.
+		 */
+		struct aios_slot *s = slot_of(id);
+
+		if (s) {
+			__u64 old = __sync_val_compare_and_swap(&s->kiocb, 0, id);
+
+			if (old == 0 || old == id) {
+				s->req.ts = bpf_ktime_get_ns();
+				s->req.op = op;
+				s->req.flags = 0;
+				s->req.id = id;
+				return 0;
+			}
+		}
+		/* slot taken by another request: the full path, into the hash map */
+	}
+	pid_tgid = bpf_get_current_pid_tgid();
 	r.ts = bpf_ktime_get_ns();
 	r.id = id;
 	if (want_ids || !btf) {
@@ -570,6 +596,26 @@ static __always_inline int on_complete(struct aio_kiocb *ak, bool btf, __u64 id)
 	__s64 res;
 	__u64 now;
 
+	if (lean) {
+		struct aios_slot *s = slot_of(id);
+
+		if (s && s->kiocb == id) {
+			__u64 ts = s->req.ts, dns = s->req.driver_ns, lat, g;
+			__u8 flags = s->req.flags, op = s->req.op;
+
+			s->req.id = 0;
+			__sync_val_compare_and_swap(&s->kiocb, id, 0);
+			now = bpf_ktime_get_ns();
+			lat = now - ts;
+			if (lat < min_lat_ns)
+				return 0;
+			g = hist_by == AIOS_BY_OP ? op : 0;
+			hist_add(AIOS_H_LAT, g, lat);
+			if (flags & AIOS_F_DRIVER)
+				hist_add(AIOS_H_DRIVER, g, dns);
+			return 0;
+		}
+	}
 	if (!inflight_take(&key, &r)) {
 		drop(AIOS_DROP_UNMATCHED);
 		return 0;

@@ -229,6 +229,9 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	s->rodata->mode_syscalls = sysc;
 	s->rodata->want_ids = o->inflight || s->rodata->want_qd;
 	s->rodata->want_cancel = cancel;
+	s->rodata->lean = o->hist && !o->events && !o->inflight && !s->rodata->want_qd &&
+			  !s->rodata->want_hist_reap && !o->dev && !o->comm && !sysc &&
+			  (o->hist_by == TRACER_BY_NONE || o->hist_by == TRACER_BY_OP);
 
 	bpf_map__set_max_entries(s->maps.events,
 				 o->events ? (o->ringbuf_mb ? o->ringbuf_mb : 16) << 20 : 4096);
@@ -252,9 +255,11 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 			s->rodata->hist_direct = true;
 			s->rodata->hist_ngroups = ng;
 			bpf_map__set_max_entries(s->maps.hist_arr, ng * AIOS_H_NR);
-			n = 1;
+			bpf_map__set_max_entries(s->maps.hists, 1);
+		} else {
+			bpf_map__set_max_entries(s->maps.hists,
+						 n < 16 ? 16 : n > 1024 ? 1024 : n);
 		}
-		bpf_map__set_max_entries(s->maps.hists, n < 16 ? 16 : n > 1024 ? 1024 : n);
 	} else {
 		bpf_map__set_max_entries(s->maps.hists, 1);
 	}

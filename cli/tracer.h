@@ -120,7 +120,9 @@ struct tracer_event {
 
 /*
  * One pending request of the in-flight table. ctx, obj and comm are filled only
- * when the tracer was opened with opts.inflight (or opts.qd).
+ * when the tracer was opened with opts.inflight (or opts.qd); open with
+ * opts.inflight to use the table at all (a hist-only tracer keeps just what its
+ * histograms need).
  */
 struct tracer_inflight {
 	uint64_t id;			/* request id */
