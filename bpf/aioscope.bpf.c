@@ -23,6 +23,7 @@
 #include "buckets.h"
 
 #define ECANCELED	125
+#define EEXIST		17
 #define S_IFMT		00170000
 #define S_IFBLK		0060000
 #define S_IFCHR		0020000
@@ -382,22 +383,74 @@ static __always_inline struct aios_slot *slot_of(__u64 id)
 	return bpf_map_lookup_elem(&slots, &idx);
 }
 
-/* Insert a pending request: its slot if free (or held by a stale copy of itself). */
+/*
+ * Entries of the inflight hash map (approximately: inserts minus deletes), so that a
+ * submit that got its slot looks for a stale copy of itself in the map only when the
+ * map holds anything at all.
+ */
+__s64 nhash = 0;
+
+/*
+ * A stale record: a request whose completion was not seen (a program run the kernel
+ * skipped), replaced by a new request on the same key. Same kiocb address, or same
+ * user iocb in syscalls mode, means the old request is over: take it off the queue
+ * depth counters, which it still holds.
+ */
+static __always_inline void stale(struct aios_req *old)
+{
+	if (want_qd && old->ts)
+		qd_all(old, -1);
+}
+
+/* Forget a stale copy of @key in the hash map (the new request got the slot). */
+static __always_inline void hash_purge(struct aios_key *key)
+{
+	struct aios_req *p = bpf_map_lookup_elem(&inflight, key);
+
+	if (!p)
+		return;
+	stale(p);
+	if (!bpf_map_delete_elem(&inflight, key))
+		__sync_fetch_and_add(&nhash, -1);
+}
+
+/*
+ * Insert a pending request: its slot if free (or held by a stale copy of itself),
+ * else the hash map. A stale copy being replaced releases its queue depth first, so
+ * that no request is ever counted twice.
+ */
 static __always_inline int inflight_put(struct aios_key *key, struct aios_req *r)
 {
+	struct aios_req *p;
+	int err;
+
 	if (!mode_syscalls) {
 		struct aios_slot *s = slot_of(key->id);
 
 		if (s) {
 			__u64 old = __sync_val_compare_and_swap(&s->kiocb, 0, key->id);
 
+			if (old == key->id && s->req.id == key->id)
+				stale(&s->req);
 			if (old == 0 || old == key->id) {
 				s->req = *r;
+				if (nhash > 0)
+					hash_purge(key);
 				return 0;
 			}
 		}
 	}
-	return bpf_map_update_elem(&inflight, key, r, BPF_ANY);
+	err = bpf_map_update_elem(&inflight, key, r, BPF_NOEXIST);
+	if (!err) {
+		__sync_fetch_and_add(&nhash, 1);
+		return 0;
+	}
+	if (err != -EEXIST)
+		return err;
+	p = bpf_map_lookup_elem(&inflight, key);
+	if (p)
+		stale(p);
+	return bpf_map_update_elem(&inflight, key, r, BPF_EXIST);
 }
 
 /* Find a pending request (NULL if not tracked). */
@@ -432,7 +485,8 @@ static __always_inline bool inflight_take(struct aios_key *key, struct aios_req 
 	if (!p)
 		return false;
 	*r = *p;
-	bpf_map_delete_elem(&inflight, key);
+	if (!bpf_map_delete_elem(&inflight, key))
+		__sync_fetch_and_add(&nhash, -1);
 	return true;
 }
 
@@ -522,6 +576,25 @@ static __always_inline int on_submit(struct kiocb *kiocb, const struct iocb *ioc
 	r.api = AIOS_API_AIO;
 	submit_req(&key, &r, btf ? kiocb->ki_filp : BPF_CORE_READ(kiocb, ki_filp), pid_tgid, btf);
 	return 0;
+}
+
+/*
+ * The return of aio_read/aio_write/aio_fsync. They return 0 once the request is in
+ * the driver's hands (even if it already completed inline: aio_rw_done completes
+ * every result but -EIOCBQUEUED), or an error (-EBADF, -EINVAL from rw_verify_area,
+ * -EFAULT, ...) before it got there: then io_submit_one destroys the kiocb and
+ * aio_complete never runs. Forget such a request here, or it would stay pending (and
+ * in the queue depth) until its kiocb address is reused.
+ */
+static __always_inline void on_submit_ret(__u64 id, long ret)
+{
+	struct aios_key key = { .id = id };
+	struct aios_req r;
+
+	if (!ret)
+		return;
+	if (inflight_take(&key, &r))
+		stale(&r);
 }
 
 /* ---- completion (fentry/kprobe modes) ---- */
@@ -809,6 +882,37 @@ int BPF_PROG(fentry_aio_fsync, struct fsync_iocb *req, const struct iocb *iocb, 
 			 false, arg0(ctx));
 }
 
+/* bpf_get_func_ret: the same program for all three, whatever their arguments */
+SEC("?fexit/aio_read")
+int BPF_PROG(fexit_aio_read)
+{
+	__u64 ret = 0;
+
+	bpf_get_func_ret(ctx, &ret);
+	on_submit_ret(arg0(ctx), (int)ret);
+	return 0;
+}
+
+SEC("?fexit/aio_write")
+int BPF_PROG(fexit_aio_write)
+{
+	__u64 ret = 0;
+
+	bpf_get_func_ret(ctx, &ret);
+	on_submit_ret(arg0(ctx), (int)ret);
+	return 0;
+}
+
+SEC("?fexit/aio_fsync")
+int BPF_PROG(fexit_aio_fsync)
+{
+	__u64 ret = 0;
+
+	bpf_get_func_ret(ctx, &ret);
+	on_submit_ret(arg0(ctx), (int)ret);
+	return 0;
+}
+
 SEC("?fentry/aio_complete")
 int BPF_PROG(fentry_aio_complete, struct aio_kiocb *iocb)
 {
@@ -848,23 +952,76 @@ int BPF_PROG(fexit_io_cancel, const struct pt_regs *regs, long ret)
 
 /* ---- kprobe mode ---- */
 
+/*
+ * kprobe mode: the kretprobe no longer has the arguments; the entry probe leaves the
+ * kiocb address by thread (only when the return probes are attached).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u64);
+} submit_arg SEC(".maps");
+
+const volatile bool want_submit_ret = false;
+
+static __always_inline int kprobe_submit(struct kiocb *req, const struct iocb *iocb, __u8 op)
+{
+	if (want_submit_ret) {
+		__u64 pid_tgid = bpf_get_current_pid_tgid(), id = (__u64)req;
+
+		bpf_map_update_elem(&submit_arg, &pid_tgid, &id, BPF_ANY);
+	}
+	return on_submit(req, iocb, op, false, (__u64)req);
+}
+
+static __always_inline int kretprobe_submit(long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 *id = bpf_map_lookup_elem(&submit_arg, &pid_tgid);
+
+	if (!id)
+		return 0;
+	on_submit_ret(*id, ret);
+	bpf_map_delete_elem(&submit_arg, &pid_tgid);
+	return 0;
+}
+
 SEC("?kprobe/aio_read")
 int BPF_KPROBE(kprobe_aio_read, struct kiocb *req, const struct iocb *iocb)
 {
-	return on_submit(req, iocb, AIOS_OP_READ, false, (__u64)req);
+	return kprobe_submit(req, iocb, AIOS_OP_READ);
 }
 
 SEC("?kprobe/aio_write")
 int BPF_KPROBE(kprobe_aio_write, struct kiocb *req, const struct iocb *iocb)
 {
-	return on_submit(req, iocb, AIOS_OP_WRITE, false, (__u64)req);
+	return kprobe_submit(req, iocb, AIOS_OP_WRITE);
 }
 
 SEC("?kprobe/aio_fsync")
 int BPF_KPROBE(kprobe_aio_fsync, struct fsync_iocb *req, const struct iocb *iocb, bool datasync)
 {
-	return on_submit((struct kiocb *)req, iocb, datasync ? AIOS_OP_FDSYNC : AIOS_OP_FSYNC,
-			 false, (__u64)req);
+	return kprobe_submit((struct kiocb *)req, iocb,
+			     datasync ? AIOS_OP_FDSYNC : AIOS_OP_FSYNC);
+}
+
+SEC("?kretprobe/aio_read")
+int BPF_KRETPROBE(kretprobe_aio_read, int ret)
+{
+	return kretprobe_submit(ret);
+}
+
+SEC("?kretprobe/aio_write")
+int BPF_KRETPROBE(kretprobe_aio_write, int ret)
+{
+	return kretprobe_submit(ret);
+}
+
+SEC("?kretprobe/aio_fsync")
+int BPF_KRETPROBE(kretprobe_aio_fsync, int ret)
+{
+	return kretprobe_submit(ret);
 }
 
 SEC("?kprobe/aio_complete")

@@ -184,6 +184,45 @@ static void set_autoload(struct bpf_program *p, bool on)
 enum reap_via { REAP_NONE, REAP_FEXIT, REAP_TP };
 
 /*
+ * Attach the completion side first, the submit side last: a request submitted while
+ * only the submit hooks were attached would have its completion missed and stay
+ * pending (and in the queue depth) for good. Completions of requests submitted
+ * before the submit hooks are merely "not seen submitted".
+ */
+static int attach_ordered(struct aioscope_bpf *s)
+{
+	struct {
+		struct bpf_program *prog;
+		struct bpf_link **link;
+	} order[] = {
+#define P(name) { s->progs.name, &s->links.name }
+		P(fentry_aio_complete), P(kprobe_aio_complete),
+		P(raw_aiodev_complete), P(raw_aiodev_cancel),
+		P(fexit_aio_read), P(fexit_aio_write), P(fexit_aio_fsync),
+		P(kretprobe_aio_read), P(kretprobe_aio_write), P(kretprobe_aio_fsync),
+		P(fexit_do_io_getevents), P(tp_enter_getevents), P(tp_exit_getevents),
+		P(tp_enter_pgetevents), P(tp_exit_pgetevents), P(fexit_io_cancel),
+		P(tp_exit_submit), P(tp_enter_submit),
+		P(fentry_aio_read), P(fentry_aio_write), P(fentry_aio_fsync),
+		P(kprobe_aio_read), P(kprobe_aio_write), P(kprobe_aio_fsync),
+#undef P
+	};
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		struct bpf_link *l;
+
+		if (!bpf_program__autoload(order[i].prog))
+			continue;
+		l = bpf_program__attach(order[i].prog);
+		if (!l)
+			return -errno ?: -EINVAL;
+		*order[i].link = l;
+	}
+	/* every program of the object is listed above (a new one must be added) */
+	return 0;
+}
+
+/*
  * One attempt: open the skeleton, configure for @mode, load and attach.
  * Returns 0 with t->skel set, or -errno.
  */
@@ -269,6 +308,16 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	set_autoload(s->progs.fentry_aio_fsync, fentry);
 	set_autoload(s->progs.fentry_aio_complete, fentry);
 	set_autoload(s->progs.fexit_do_io_getevents, fentry && reap == REAP_FEXIT);
+	/* failed submits are forgotten at their return, unless lean (hist only) */
+	set_autoload(s->progs.fexit_aio_read, fentry && !s->rodata->lean);
+	set_autoload(s->progs.fexit_aio_write, fentry && !s->rodata->lean);
+	set_autoload(s->progs.fexit_aio_fsync, fentry && !s->rodata->lean);
+	s->rodata->want_submit_ret = kprobe && !s->rodata->lean;
+	set_autoload(s->progs.kretprobe_aio_read, kprobe && !s->rodata->lean);
+	set_autoload(s->progs.kretprobe_aio_write, kprobe && !s->rodata->lean);
+	set_autoload(s->progs.kretprobe_aio_fsync, kprobe && !s->rodata->lean);
+	if (!s->rodata->want_submit_ret)
+		bpf_map__set_max_entries(s->maps.submit_arg, 1);
 	set_autoload(s->progs.kprobe_aio_read, kprobe);
 	set_autoload(s->progs.kprobe_aio_write, kprobe);
 	set_autoload(s->progs.kprobe_aio_fsync, kprobe);
@@ -296,7 +345,7 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 			goto fail;
 		}
 	}
-	err = aioscope_bpf__attach(s);
+	err = attach_ordered(s);
 	if (err)
 		goto fail;
 	t->skel = s;
