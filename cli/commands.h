@@ -31,6 +31,18 @@ int parse_int(const char *s, int min, int max, int *out);
 /* seconds, fractional allowed ("0.5"), finite and > 0 unless allow_zero */
 int parse_seconds(const char *s, bool allow_zero, double *out);
 
+/*
+ * The filter options that snoop and hist share (-p, -v, --dev, --comm, --cgroup,
+ * --min-lat-us, --mode): their argp keys, and one parser for them. A command's own
+ * keys start at OPT_CMD_BASE. filter_opt_parse() returns ARGP_ERR_UNKNOWN for any
+ * other key.
+ */
+enum { OPT_FILTER_DEV = 256, OPT_FILTER_COMM, OPT_FILTER_CGROUP, OPT_FILTER_MINLAT,
+       OPT_FILTER_MODE, OPT_CMD_BASE };
+struct argp_state;
+struct tracer_opts;
+int filter_opt_parse(int key, char *arg, struct argp_state *state, struct tracer_opts *o);
+
 /* "Error: ..." on stderr (one line) */
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -48,8 +48,7 @@ static void on_signal(int sig)
 	exiting = 1;
 }
 
-enum { OPT_BY = 256, OPT_DEV, OPT_COMM, OPT_MINLAT, OPT_JSON, OPT_MODE, OPT_CGROUP,
-       OPT_REAP, OPT_SYSCALLS };
+enum { OPT_BY = OPT_CMD_BASE, OPT_JSON, OPT_REAP, OPT_SYSCALLS };
 
 static const struct argp_option hist_options[] = {
 	{ "by", OPT_BY, "GROUP", 0, "Group by op, pid, dev, ctx or qd (default: one group)", 0 },
@@ -61,11 +60,11 @@ static const struct argp_option hist_options[] = {
 	  "io_getevents (syscall batching)", 0 },
 	{ "json", OPT_JSON, NULL, 0, "One JSON object per group per interval", 0 },
 	{ "pid", 'p', "PID", 0, "Only requests submitted by this process", 0 },
-	{ "dev", OPT_DEV, "PATH", 0, "Only this device node, file, or filesystem", 0 },
-	{ "comm", OPT_COMM, "NAME", 0, "Only requests submitted by tasks named NAME", 0 },
-	{ "cgroup", OPT_CGROUP, "PATH", 0, "Only tasks in this cgroup v2 (and below)", 0 },
-	{ "min-lat-us", OPT_MINLAT, "N", 0, "Only requests with lat >= N microseconds", 0 },
-	{ "mode", OPT_MODE, "MODE", 0, "Force the attach mode: fentry, kprobe or syscalls", 0 },
+	{ "dev", OPT_FILTER_DEV, "PATH", 0, "Only this device node, file, or filesystem", 0 },
+	{ "comm", OPT_FILTER_COMM, "NAME", 0, "Only requests submitted by tasks named NAME", 0 },
+	{ "cgroup", OPT_FILTER_CGROUP, "PATH", 0, "Only tasks in this cgroup v2 (and below)", 0 },
+	{ "min-lat-us", OPT_FILTER_MINLAT, "N", 0, "Only requests with lat >= N microseconds", 0 },
+	{ "mode", OPT_FILTER_MODE, "MODE", 0, "Force the attach mode: fentry, kprobe or syscalls", 0 },
 	{ "verbose", 'v', NULL, 0, "Print the attach mode and libbpf debug output", 0 },
 	{ 0 },
 };
@@ -85,7 +84,6 @@ static const char hist_doc[] =
 static error_t hist_parse(int key, char *arg, struct argp_state *state)
 {
 	struct hist_env *env = state->input;
-	uint64_t v;
 	int i;
 
 	switch (key) {
@@ -116,39 +114,11 @@ static error_t hist_parse(int key, char *arg, struct argp_state *state)
 	case OPT_JSON:
 		env->json = true;
 		break;
-	case 'p':
-		if (parse_int(arg, 1, INT32_MAX, &i))
-			argp_error(state, "invalid PID '%s'", arg);
-		env->o.pid = i;
-		break;
-	case OPT_DEV:
-		env->o.dev = arg;
-		break;
-	case OPT_COMM:
-		if (!*arg || strlen(arg) >= TRACER_COMM_LEN)
-			argp_error(state, "--comm must be 1..%d characters", TRACER_COMM_LEN - 1);
-		env->o.comm = arg;
-		break;
-	case OPT_CGROUP:
-		env->o.cgroup = arg;
-		break;
-	case OPT_MINLAT:
-		if (parse_u64(arg, 0, UINT64_MAX / 1000, &v))
-			argp_error(state, "invalid --min-lat-us '%s'", arg);
-		env->o.min_lat_ns = v * 1000;
-		break;
-	case OPT_MODE:
-		if (parse_mode(arg, &env->o.mode))
-			argp_error(state, "invalid mode '%s' (fentry, kprobe, syscalls)", arg);
-		break;
-	case 'v':
-		env->o.verbose = true;
-		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return filter_opt_parse(key, arg, state, &env->o);
 	}
 	return 0;
 }

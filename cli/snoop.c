@@ -34,20 +34,19 @@ static void on_signal(int sig)
 	exiting = 1;
 }
 
-enum { OPT_DEV = 256, OPT_COMM, OPT_MINLAT, OPT_JSON, OPT_MODE, OPT_CGROUP, OPT_NOREAP,
-       OPT_RINGBUF };
+enum { OPT_JSON = OPT_CMD_BASE, OPT_NOREAP, OPT_RINGBUF };
 
 static const struct argp_option snoop_options[] = {
 	{ "pid", 'p', "PID", 0, "Only requests submitted by this process (tgid)", 0 },
-	{ "dev", OPT_DEV, "PATH", 0, "Only this device node, this file, or (a directory) "
+	{ "dev", OPT_FILTER_DEV, "PATH", 0, "Only this device node, this file, or (a directory) "
 	  "this filesystem", 0 },
-	{ "comm", OPT_COMM, "NAME", 0, "Only requests submitted by tasks named NAME", 0 },
-	{ "cgroup", OPT_CGROUP, "PATH", 0, "Only tasks in this cgroup v2 (and below)", 0 },
-	{ "min-lat-us", OPT_MINLAT, "N", 0, "Only requests with lat >= N microseconds", 0 },
+	{ "comm", OPT_FILTER_COMM, "NAME", 0, "Only requests submitted by tasks named NAME", 0 },
+	{ "cgroup", OPT_FILTER_CGROUP, "PATH", 0, "Only tasks in this cgroup v2 (and below)", 0 },
+	{ "min-lat-us", OPT_FILTER_MINLAT, "N", 0, "Only requests with lat >= N microseconds", 0 },
 	{ "json", OPT_JSON, NULL, 0, "One JSON object per line", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: until Ctrl-C)", 0 },
 	{ "no-reap", OPT_NOREAP, NULL, 0, "Print at completion, without waiting for the reap", 0 },
-	{ "mode", OPT_MODE, "MODE", 0, "Force the attach mode: fentry, kprobe or syscalls", 0 },
+	{ "mode", OPT_FILTER_MODE, "MODE", 0, "Force the attach mode: fentry, kprobe or syscalls", 0 },
 	{ "ringbuf-mb", OPT_RINGBUF, "MB", 0, "Ring buffer size (default 16)", 0 },
 	{ "verbose", 'v', NULL, 0, "Print the attach mode and libbpf debug output", 0 },
 	{ 0 },
@@ -83,9 +82,8 @@ int parse_mode(const char *s, enum tracer_mode *m)
 	return 0;
 }
 
-static error_t snoop_parse(int key, char *arg, struct argp_state *state)
+int filter_opt_parse(int key, char *arg, struct argp_state *state, struct tracer_opts *o)
 {
-	struct snoop_env *env = state->input;
 	uint64_t v;
 	int i;
 
@@ -93,24 +91,43 @@ static error_t snoop_parse(int key, char *arg, struct argp_state *state)
 	case 'p':
 		if (parse_int(arg, 1, INT32_MAX, &i))
 			argp_error(state, "invalid PID '%s'", arg);
-		env->o.pid = i;
+		o->pid = i;
 		break;
-	case OPT_DEV:
-		env->o.dev = arg;
+	case OPT_FILTER_DEV:
+		o->dev = arg;
 		break;
-	case OPT_COMM:
+	case OPT_FILTER_COMM:
 		if (!*arg || strlen(arg) >= TRACER_COMM_LEN)
 			argp_error(state, "--comm must be 1..%d characters", TRACER_COMM_LEN - 1);
-		env->o.comm = arg;
+		o->comm = arg;
 		break;
-	case OPT_CGROUP:
-		env->o.cgroup = arg;
+	case OPT_FILTER_CGROUP:
+		o->cgroup = arg;
 		break;
-	case OPT_MINLAT:
+	case OPT_FILTER_MINLAT:
 		if (parse_u64(arg, 0, UINT64_MAX / 1000, &v))
 			argp_error(state, "invalid --min-lat-us '%s'", arg);
-		env->o.min_lat_ns = v * 1000;
+		o->min_lat_ns = v * 1000;
 		break;
+	case OPT_FILTER_MODE:
+		if (parse_mode(arg, &o->mode))
+			argp_error(state, "invalid mode '%s' (fentry, kprobe, syscalls)", arg);
+		break;
+	case 'v':
+		o->verbose = true;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static error_t snoop_parse(int key, char *arg, struct argp_state *state)
+{
+	struct snoop_env *env = state->input;
+	uint64_t v;
+
+	switch (key) {
 	case OPT_JSON:
 		env->json = true;
 		break;
@@ -121,23 +138,16 @@ static error_t snoop_parse(int key, char *arg, struct argp_state *state)
 	case OPT_NOREAP:
 		env->no_reap = true;
 		break;
-	case OPT_MODE:
-		if (parse_mode(arg, &env->o.mode))
-			argp_error(state, "invalid mode '%s' (fentry, kprobe, syscalls)", arg);
-		break;
 	case OPT_RINGBUF:
 		if (parse_u64(arg, 1, 1024, &v) || (v & (v - 1)))
 			argp_error(state, "--ringbuf-mb must be a power of two in 1..1024");
 		env->o.ringbuf_mb = (unsigned int)v;
 		break;
-	case 'v':
-		env->o.verbose = true;
-		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return filter_opt_parse(key, arg, state, &env->o);
 	}
 	return 0;
 }
