@@ -24,6 +24,7 @@
 
 #define ECANCELED	125
 #define EEXIST		17
+#define ENOMEM		12
 #define S_IFMT		00170000
 #define S_IFBLK		0060000
 #define S_IFCHR		0020000
@@ -54,6 +55,8 @@ const volatile bool want_cancel = false;	/* io_cancel calls are hooked */
  * or the comm: submit and completion touch just the slot's ts, op and flags.
  */
 const volatile bool lean = false;
+/* record the submitting kernel and user stacks of each request (stuck --stack) */
+const volatile bool targ_stacks = false;
 const volatile bool mode_syscalls = false;
 
 /* ---- maps ---- */
@@ -145,6 +148,13 @@ struct {
 	__type(key, struct aios_qkey);
 	__type(value, struct aios_qd);
 } qd SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 4096);	/* 1 unless targ_stacks */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, AIOS_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -527,8 +537,20 @@ static __always_inline void submit_req(struct aios_key *key, struct aios_req *r,
  * someone looks at pending requests (in-flight table, queue depth by context);
  * otherwise the completion fills them in from its own aio_kiocb argument.
  */
-static __always_inline int on_submit(struct kiocb *kiocb, const struct iocb *iocb, __u8 op,
-				     bool btf, __u64 id)
+/* A stack's id in the stacks map, or -1 (failures for lack of room are counted). */
+static __always_inline __s32 stack_id(void *ctx, __u64 flags)
+{
+	long id = bpf_get_stackid(ctx, &stacks, flags);
+
+	if (id >= 0)
+		return id;
+	if (id == -EEXIST || id == -ENOMEM)
+		drop(AIOS_DROP_STACK);
+	return -1;
+}
+
+static __always_inline int on_submit(void *ctx, struct kiocb *kiocb, const struct iocb *iocb,
+				     __u8 op, bool btf, __u64 id)
 {
 	struct aio_kiocb *ak = (void *)kiocb;
 	struct aios_key key = { .id = id };
@@ -574,6 +596,10 @@ static __always_inline int on_submit(struct kiocb *kiocb, const struct iocb *ioc
 	}
 	r.op = op;
 	r.api = AIOS_API_AIO;
+	if (targ_stacks) {
+		r.kstack = stack_id(ctx, 0);
+		r.ustack = stack_id(ctx, BPF_F_USER_STACK);
+	}
 	submit_req(&key, &r, btf ? kiocb->ki_filp : BPF_CORE_READ(kiocb, ki_filp), pid_tgid, btf);
 	return 0;
 }
@@ -865,21 +891,21 @@ static __always_inline __u64 arg0(void *ctx)
 SEC("?fentry/aio_read")
 int BPF_PROG(fentry_aio_read, struct kiocb *req, const struct iocb *iocb)
 {
-	return on_submit(req, iocb, AIOS_OP_READ, true, arg0(ctx));
+	return on_submit(ctx, req, iocb, AIOS_OP_READ, true, arg0(ctx));
 }
 
 SEC("?fentry/aio_write")
 int BPF_PROG(fentry_aio_write, struct kiocb *req, const struct iocb *iocb)
 {
-	return on_submit(req, iocb, AIOS_OP_WRITE, true, arg0(ctx));
+	return on_submit(ctx, req, iocb, AIOS_OP_WRITE, true, arg0(ctx));
 }
 
 SEC("?fentry/aio_fsync")
 int BPF_PROG(fentry_aio_fsync, struct fsync_iocb *req, const struct iocb *iocb, bool datasync)
 {
 	/* fsync_iocb is another member of the same union: not a BTF kiocb */
-	return on_submit((struct kiocb *)req, iocb, datasync ? AIOS_OP_FDSYNC : AIOS_OP_FSYNC,
-			 false, arg0(ctx));
+	return on_submit(ctx, (struct kiocb *)req, iocb,
+			 datasync ? AIOS_OP_FDSYNC : AIOS_OP_FSYNC, false, arg0(ctx));
 }
 
 /* bpf_get_func_ret: the same program for all three, whatever their arguments */
@@ -965,14 +991,15 @@ struct {
 
 const volatile bool want_submit_ret = false;
 
-static __always_inline int kprobe_submit(struct kiocb *req, const struct iocb *iocb, __u8 op)
+static __always_inline int kprobe_submit(void *ctx, struct kiocb *req, const struct iocb *iocb,
+					 __u8 op)
 {
 	if (want_submit_ret) {
 		__u64 pid_tgid = bpf_get_current_pid_tgid(), id = (__u64)req;
 
 		bpf_map_update_elem(&submit_arg, &pid_tgid, &id, BPF_ANY);
 	}
-	return on_submit(req, iocb, op, false, (__u64)req);
+	return on_submit(ctx, req, iocb, op, false, (__u64)req);
 }
 
 static __always_inline int kretprobe_submit(long ret)
@@ -990,19 +1017,19 @@ static __always_inline int kretprobe_submit(long ret)
 SEC("?kprobe/aio_read")
 int BPF_KPROBE(kprobe_aio_read, struct kiocb *req, const struct iocb *iocb)
 {
-	return kprobe_submit(req, iocb, AIOS_OP_READ);
+	return kprobe_submit(ctx, req, iocb, AIOS_OP_READ);
 }
 
 SEC("?kprobe/aio_write")
 int BPF_KPROBE(kprobe_aio_write, struct kiocb *req, const struct iocb *iocb)
 {
-	return kprobe_submit(req, iocb, AIOS_OP_WRITE);
+	return kprobe_submit(ctx, req, iocb, AIOS_OP_WRITE);
 }
 
 SEC("?kprobe/aio_fsync")
 int BPF_KPROBE(kprobe_aio_fsync, struct fsync_iocb *req, const struct iocb *iocb, bool datasync)
 {
-	return kprobe_submit((struct kiocb *)req, iocb,
+	return kprobe_submit(ctx, (struct kiocb *)req, iocb,
 			     datasync ? AIOS_OP_FDSYNC : AIOS_OP_FSYNC);
 }
 
@@ -1156,6 +1183,8 @@ static long submit_iocb_cb(__u32 i, void *data)
 	r.len = cb.aio_nbytes;
 	r.op = op_of(cb.aio_lio_opcode);
 	r.api = AIOS_API_AIO;
+	r.kstack = -1;	/* no stacks in syscalls mode: this is the syscall's exit */
+	r.ustack = -1;
 	key.id = (__u64)up;
 	key.aux = aios_aux(s->a.ctx, s->pid_tgid >> 32);
 	submit_req(&key, &r, f, s->pid_tgid, false);

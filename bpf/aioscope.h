@@ -14,6 +14,7 @@
  *   cancels    LRU_HASH struct aios_key -> struct aios_cancel  io_cancel calls, by
  *                                                        (user iocb, context, tgid)
  *   qd         HASH  struct aios_qkey -> struct aios_qd  queue depth (now, max)
+ *   stacks     STACK_TRACE  id -> __u64[AIOS_STACK_DEPTH]  submit stacks (stuck --stack)
  *   drops      PERCPU_ARRAY [AIOS_DROP_NR] __u64          drop counters
  *   events     RINGBUF of struct aios_done / struct aios_reap records
  */
@@ -72,7 +73,12 @@ struct aios_req {
 	__u8 flags;
 	__u8 pad[5];
 	char comm[AIOS_COMM_LEN];	/* only with want_comm */
+	__s32 kstack;		/* targ_stacks: stacks map ids at submit, -1 none */
+	__s32 ustack;
 };
+
+/* frames kept per stack (value of the stacks map) */
+#define AIOS_STACK_DEPTH	32
 
 /* A slot of the direct-mapped in-flight table: kiocb == 0 when free. */
 struct aios_slot {
@@ -166,6 +172,7 @@ enum aios_drop {
 	AIOS_DROP_DONE,		/* done map full */
 	AIOS_DROP_UNMATCHED,	/* completion without a submit record */
 	AIOS_DROP_REAP_UNMATCHED, /* reap without a completion record (kernel join) */
+	AIOS_DROP_STACK,	/* submit stack not recorded: stacks map full or collision */
 	AIOS_DROP_NR,
 };
 

@@ -64,7 +64,11 @@ static const char doc[] =
 "    aioscope stuck                    # aiodev requests pending > 1 s\n"
 "    aioscope stuck --older-than 50    # pending > 50 ms\n"
 "    aioscope stuck --json             # one JSON object\n"
-"    aioscope stuck --watch -i 2       # every 2 s, any file, Ctrl-C to end\n";
+"    aioscope stuck --watch -i 2       # every 2 s, any file, Ctrl-C to end\n"
+"    aioscope stuck --watch --stack    # with the submitting kernel and user stacks\n"
+"\n"
+"--stack: stacks are recorded at submit by the tracer, so only requests submitted\n"
+"after it attached (--watch) have them; the others say \"no stack\".\n";
 
 enum { OPT_NO_TRACE = 256 };
 
@@ -231,11 +235,6 @@ int cmd_stuck(int argc, char **argv)
 	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	if (err)
 		return 2;
-	if (env.stack) {
-		fprintf(stderr, "Error: --stack is not supported yet: the tracer does not "
-			"capture submit stacks\n");
-		return 2;
-	}
 	if ((env.count || env.no_trace) && !env.watch) {
 		fprintf(stderr, "Error: -n and --no-trace only apply to --watch\n");
 		return 2;
@@ -249,7 +248,7 @@ int cmd_stuck(int argc, char **argv)
 
 	if (env.watch && !env.no_trace) {
 		struct tracer_opts to = { .inflight = true, .pid = env.pid,
-					  .verbose = env.verbose };
+					  .stacks = env.stack, .verbose = env.verbose };
 		char msg[256] = "";
 
 		err = tracer_open(&tr, &to, msg, sizeof(msg));
@@ -287,6 +286,13 @@ int cmd_stuck(int argc, char **argv)
 	if (env.verbose && !env.json)
 		fprintf(stderr, "sources: debugfs listing of %u aiodev device(s)%s\n",
 			l.devices, tr ? ", tracer in-flight table" : "");
+	if (tr && env.stack && env.verbose) {
+		struct tracer_drops d;
+
+		if (!tracer_drops(tr, &d))
+			fprintf(stderr, "submit stacks not recorded (stack map full or hash "
+				"collision): %" PRIu64 "\n", d.stack_lost);
+	}
 	tracer_close(tr);
 	stuck_list_free(&l);
 	return rc;

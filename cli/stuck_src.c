@@ -266,6 +266,174 @@ static void fmt_age(char *buf, size_t sz, uint64_t ns)
 		snprintf(buf, sz, "%.1fms", ns / 1e6);
 }
 
+/* ---------------- symbolizing stacks ---------------- */
+
+struct ksym {
+	uint64_t addr;
+	char *name;
+};
+
+/* /proc/kallsyms, sorted by address; loaded once, on the first kernel frame */
+static struct ksym *ksyms;
+static size_t nksyms;
+static bool ksyms_tried;
+
+static int ksym_cmp(const void *pa, const void *pb)
+{
+	const struct ksym *a = pa, *b = pb;
+
+	return cmp_u64(a->addr, b->addr);
+}
+
+static void ksyms_load(void)
+{
+	size_t cap = 0;
+	char line[512];
+	FILE *f;
+
+	ksyms_tried = true;
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char name[256], type;
+		unsigned long long addr;
+		struct ksym *v;
+
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr)
+			continue;
+		if (nksyms == cap) {
+			cap = cap ? cap * 2 : 65536;
+			v = realloc(ksyms, cap * sizeof(*v));
+			if (!v)
+				break;
+			ksyms = v;
+		}
+		ksyms[nksyms].addr = addr;
+		ksyms[nksyms].name = strdup(name);
+		if (!ksyms[nksyms].name)
+			break;
+		nksyms++;
+	}
+	fclose(f);
+	if (nksyms)
+		qsort(ksyms, nksyms, sizeof(*ksyms), ksym_cmp);
+}
+
+/* "name+0xoff" of the nearest symbol at or below @ip, or "0x..." */
+static const char *ksym_fmt(uint64_t ip, char *buf, size_t len)
+{
+	size_t lo = 0, hi;
+
+	if (!ksyms_tried)
+		ksyms_load();
+	hi = nksyms;
+	while (lo < hi) {	/* first symbol above ip */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ksyms[mid].addr <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		snprintf(buf, len, "0x%" PRIx64, ip);
+	else
+		snprintf(buf, len, "%s+0x%" PRIx64, ksyms[lo - 1].name, ip - ksyms[lo - 1].addr);
+	return buf;
+}
+
+struct umap {
+	uint64_t start, end, off;
+	char path[STUCK_PATH_LEN];
+};
+
+/* The file-backed mappings of @pid (executable or not): *n of them. */
+static struct umap *umaps_load(int32_t pid, size_t *n)
+{
+	struct umap *v = NULL;
+	size_t cap = 0;
+	char path[64], line[512];
+	FILE *f;
+
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off;
+		char perms[8];
+		int pos = 0;
+		char *file;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
+			   &pos) != 4 || !pos)
+			continue;
+		file = line + pos;
+		file[strcspn(file, "\n")] = '\0';
+		if (file[0] != '/')
+			continue;
+		if (*n == cap) {
+			struct umap *nv;
+
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(v, cap * sizeof(*nv));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[*n].start = start;
+		v[*n].end = end;
+		v[*n].off = off;
+		snprintf(v[*n].path, sizeof(v[*n].path), "%s", file);
+		(*n)++;
+	}
+	fclose(f);
+	return v;
+}
+
+/* "0xADDR module+0xoff" (module: the file's base name), or "0xADDR ?" */
+static const char *usym_fmt(const struct umap *m, size_t n, uint64_t ip, char *buf,
+			    size_t len)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (ip >= m[i].start && ip < m[i].end) {
+			const char *base = strrchr(m[i].path, '/');
+
+			snprintf(buf, len, "0x%016" PRIx64 " %s+0x%" PRIx64, ip,
+				 base ? base + 1 : m[i].path, ip - m[i].start + m[i].off);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "0x%016" PRIx64 " ?", ip);
+	return buf;
+}
+
+static void print_stacks(FILE *f, const struct stuck_req *r)
+{
+	char buf[STUCK_PATH_LEN + 64];
+	struct umap *m = NULL;
+	size_t nm = 0;
+
+	if (r->nr_kstack < 0 && r->nr_ustack < 0) {
+		/* debugfs-only requests say so on their own line */
+		if (r->src != STUCK_SRC_DEBUGFS)
+			fprintf(f, "    no stack: not recorded in this attach mode\n");
+		return;
+	}
+	fprintf(f, "    kernel stack:%s\n", r->nr_kstack > 0 ? "" : " not recorded");
+	for (int j = 0; j < r->nr_kstack; j++)
+		fprintf(f, "      0x%016" PRIx64 " %s\n", r->kstack[j],
+			ksym_fmt(r->kstack[j], buf, sizeof(buf)));
+	fprintf(f, "    user stack:%s\n", r->nr_ustack > 0 ? "" : " not recorded");
+	if (r->nr_ustack > 0)
+		m = umaps_load(r->pid, &nm);
+	for (int j = 0; j < r->nr_ustack; j++)
+		fprintf(f, "      %s\n", usym_fmt(m, nm, r->ustack[j], buf, sizeof(buf)));
+	free(m);
+}
+
 void stuck_print_plain(FILE *f, const struct stuck_list *l, bool stacks)
 {
 	fprintf(f, "%-9s %7s %7s %-15s %-5s %-6s %-16s %12s %8s %s\n",
@@ -277,19 +445,13 @@ void stuck_print_plain(FILE *f, const struct stuck_list *l, bool stacks)
 
 		fmt_age(age, sizeof(age), r->age_ns);
 		fprintf(f, "%-9s %7d %7d %-15s %-5s %-6s %-16s %12" PRIu64 " %8" PRIu64
-			" 0x%" PRIx64 "%s\n", age, r->pid, r->tid, r->comm,
+			" 0x%" PRIx64 "%s%s\n", age, r->pid, r->tid, r->comm,
 			r->api[0] ? r->api : "-", r->op, r->path, r->offset,
-			r->bytes, r->id, r->stalled == 1 ? " stalled" : "");
-		if (!stacks)
-			continue;
-		if (r->nr_kstack < 0 && r->nr_ustack < 0) {
-			fprintf(f, "    (no stack: submitted before tracing started)\n");
-			continue;
-		}
-		for (int j = 0; j < r->nr_kstack; j++)
-			fprintf(f, "    k 0x%016" PRIx64 "\n", r->kstack[j]);
-		for (int j = 0; j < r->nr_ustack; j++)
-			fprintf(f, "    u 0x%016" PRIx64 "\n", r->ustack[j]);
+			r->bytes, r->id, r->stalled == 1 ? " stalled" : "",
+			stacks && r->src == STUCK_SRC_DEBUGFS && r->nr_kstack < 0 &&
+			r->nr_ustack < 0 ? " (no stack: pending before aioscope started)" : "");
+		if (stacks)
+			print_stacks(f, r);
 	}
 }
 
@@ -422,11 +584,24 @@ const char *top_file_name(int32_t pid, uint32_t kdev, uint64_t ino, char *buf, s
 }
 
 struct from_tracer {
+	struct tracer *t;
 	struct stuck_list *l;
 	uint64_t now, min_age;
 	bool loose;	/* syscalls mode: ids are user iocb pointers */
 	int err;
 };
+
+/* The submit stacks of @q, when the tracer records them (else they stay -1). */
+static void add_stacks(struct tracer *t, struct stuck_req *r, const struct tracer_inflight *q)
+{
+	int n = tracer_stack_read(t, q->kstack_id, r->kstack, STUCK_STACK_MAX);
+
+	if (n == -EOPNOTSUPP)
+		return;
+	r->nr_kstack = n < 0 ? 0 : n;
+	n = tracer_stack_read(t, q->ustack_id, r->ustack, STUCK_STACK_MAX);
+	r->nr_ustack = n < 0 ? 0 : n;
+}
 
 static int add_inflight(void *ctx, const struct tracer_inflight *q)
 {
@@ -436,24 +611,29 @@ static int add_inflight(void *ctx, const struct tracer_inflight *q)
 
 	if (age < ft->min_age)
 		return 0;
-	/* aiodev requests: the debugfs listing already has them (with more detail) */
+	/*
+	 * aiodev requests: the debugfs listing already has them (with more detail);
+	 * the tracer adds only their stacks
+	 */
 	for (size_t i = 0; i < ft->l->n; i++) {
-		const struct stuck_req *o = &ft->l->v[i];
+		struct stuck_req *o = &ft->l->v[i];
 
 		if (o->src != STUCK_SRC_DEBUGFS)
 			continue;
-		if (o->id == q->id || (q->obj && o->obj == q->obj))
+		if (o->id == q->id || (q->obj && o->obj == q->obj) ||
+		    /* syscalls mode: ids differ; the same submitter, op, offset, length */
+		    (ft->loose && o->pid == q->pid && o->offset == (uint64_t)q->offset &&
+		     o->bytes == q->bytes && !strcmp(o->op, tracer_op_name(q->op)))) {
+			add_stacks(ft->t, o, q);
 			return 0;
-		/* syscalls mode: ids differ; the same submitter, op, offset, length */
-		if (ft->loose && o->pid == q->pid && o->offset == (uint64_t)q->offset &&
-		    o->bytes == q->bytes && !strcmp(o->op, tracer_op_name(q->op)))
-			return 0;
+		}
 	}
 	r = stuck_list_add(ft->l);
 	if (!r) {
 		ft->err = -ENOMEM;
 		return -ENOMEM;
 	}
+	add_stacks(ft->t, r, q);
 	r->src = STUCK_SRC_TRACER;
 	r->id = q->id;
 	r->age_ns = age;
@@ -472,7 +652,7 @@ static int add_inflight(void *ctx, const struct tracer_inflight *q)
 
 int stuck_from_tracer(struct tracer *t, struct stuck_list *l, uint64_t older_than_ns)
 {
-	struct from_tracer ft = { .l = l, .now = tracer_now_ns(), .min_age = older_than_ns,
+	struct from_tracer ft = { .t = t, .l = l, .now = tracer_now_ns(), .min_age = older_than_ns,
 				  .loose = !strcmp(tracer_mode_name(t), "syscalls") };
 	int rc = tracer_inflight_foreach(t, add_inflight, &ft);
 

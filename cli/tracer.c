@@ -268,7 +268,11 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	s->rodata->mode_syscalls = sysc;
 	s->rodata->want_ids = o->inflight || s->rodata->want_qd;
 	s->rodata->want_cancel = cancel;
-	s->rodata->lean = o->hist && !o->events && !o->inflight && !s->rodata->want_qd &&
+	s->rodata->targ_stacks = o->stacks && !sysc;
+	/* ids are hashes of the stacks: room against collisions (about 4.5 MiB) */
+	bpf_map__set_max_entries(s->maps.stacks, s->rodata->targ_stacks ? 16384 : 1);
+	s->rodata->lean = o->hist && !o->events && !o->inflight && !o->stacks &&
+			  !s->rodata->want_qd &&
 			  !s->rodata->want_hist_reap && !o->dev && !o->comm && !sysc &&
 			  (o->hist_by == TRACER_BY_NONE || o->hist_by == TRACER_BY_OP);
 
@@ -773,6 +777,7 @@ static int inflight_one(const struct aios_req *r, tracer_inflight_fn cb, void *c
 		.ino = r->ino, .offset = r->offset, .bytes = r->len,
 		.dev = r->dev, .pid = (int32_t)r->pid, .tid = (int32_t)r->tid,
 		.op = (enum tracer_op)r->op,
+		.kstack_id = r->kstack, .ustack_id = r->ustack,
 	};
 
 	memcpy(f.comm, r->comm, TRACER_COMM_LEN);
@@ -830,6 +835,27 @@ int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
 		if (err)	/* ENOENT: that was the last batch */
 			break;
 		first = false;
+	}
+	return n;
+}
+
+_Static_assert(TRACER_STACK_DEPTH == AIOS_STACK_DEPTH, "stack depths differ");
+
+int tracer_stack_read(struct tracer *t, int32_t id, uint64_t *ips, int max)
+{
+	__u64 v[AIOS_STACK_DEPTH];
+	uint32_t key = (uint32_t)id;
+	int n = 0;
+
+	if (!t->skel->rodata->targ_stacks)
+		return -EOPNOTSUPP;
+	if (id < 0)
+		return -ENOENT;
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stacks), &key, v))
+		return -errno;
+	while (n < max && n < AIOS_STACK_DEPTH && v[n]) {
+		ips[n] = v[n];
+		n++;
 	}
 	return n;
 }
@@ -975,6 +1001,7 @@ int tracer_drops(struct tracer *t, struct tracer_drops *d)
 		case AIOS_DROP_DONE: d->reap_full = s; break;
 		case AIOS_DROP_UNMATCHED: d->unmatched_complete = s; break;
 		case AIOS_DROP_REAP_UNMATCHED: d->unmatched_reap = s; break;
+		case AIOS_DROP_STACK: d->stack_lost = s; break;
 		}
 	}
 	free(vals);

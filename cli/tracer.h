@@ -81,6 +81,8 @@ struct tracer_opts {
 	bool hist_syscalls;		/* also the two batch histograms */
 	bool inflight;			/* keep the in-flight table with full detail (comm) */
 	bool qd;			/* queue depth counters: tracer_qd_read() */
+	bool stacks;			/* record each request's submitting kernel and user
+					 * stacks (fentry/kprobe modes): tracer_stack_read() */
 
 	enum tracer_mode mode;		/* TRACER_MODE_AUTO unless forced */
 	unsigned int ringbuf_mb;	/* 0: default (16) */
@@ -135,6 +137,8 @@ struct tracer_inflight {
 	int32_t pid, tid;
 	enum tracer_op op;
 	char comm[TRACER_COMM_LEN];	/* "" unless opts.inflight or opts.events */
+	/* opts.stacks: ids for tracer_stack_read() of the stacks at submit; -1 none */
+	int32_t kstack_id, ustack_id;
 };
 
 /* Queue depth of one device / context / process (opts.qd). */
@@ -160,6 +164,7 @@ struct tracer_drops {
 					 * (filtered out, or completed before start) */
 	uint64_t prog_misses;		/* BPF program runs skipped by the kernel
 					 * (recursion: a completion interrupting one) */
+	uint64_t stack_lost;		/* opts.stacks: submit stacks not recorded */
 };
 
 /* Cumulative histogram of one (kind, group); buckets as in bpf/buckets.h. */
@@ -205,6 +210,16 @@ int tracer_flush(struct tracer *t, tracer_event_fn cb, void *ctx);
 
 /* Call @cb for each pending request (unordered). Returns the count or -errno. */
 int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx);
+
+/*
+ * The frames (return addresses, innermost first) of stack @id of a pending request
+ * (tracer_inflight.kstack_id or .ustack_id) into @ips. Returns the number of frames
+ * (at most @max and TRACER_STACK_DEPTH), -ENOENT for id -1 or an unknown id, or
+ * -EOPNOTSUPP when the tracer was opened without opts.stacks. User addresses belong
+ * to the submitting process (tracer_inflight.pid).
+ */
+#define TRACER_STACK_DEPTH 32
+int tracer_stack_read(struct tracer *t, int32_t id, uint64_t *ips, int max);
 
 /* Queue depth counters; call reset_max at the start of each interval. */
 int tracer_qd_foreach(struct tracer *t, tracer_qd_fn cb, void *ctx);
