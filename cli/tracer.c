@@ -238,6 +238,7 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	bool sysc = mode == TRACER_MODE_SYSCALLS;
 	bool submit_tp = sysc || o->hist_syscalls;
 	bool reap_tp = sysc || reap == REAP_TP;
+	bool submit_ret;
 	int err;
 
 	s = aioscope_bpf__open();
@@ -312,14 +313,21 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	set_autoload(s->progs.fentry_aio_fsync, fentry);
 	set_autoload(s->progs.fentry_aio_complete, fentry);
 	set_autoload(s->progs.fexit_do_io_getevents, fentry && reap == REAP_FEXIT);
-	/* failed submits are forgotten at their return, unless lean (hist only) */
-	set_autoload(s->progs.fexit_aio_read, fentry && !s->rodata->lean);
-	set_autoload(s->progs.fexit_aio_write, fentry && !s->rodata->lean);
-	set_autoload(s->progs.fexit_aio_fsync, fentry && !s->rodata->lean);
-	s->rodata->want_submit_ret = kprobe && !s->rodata->lean;
-	set_autoload(s->progs.kretprobe_aio_read, kprobe && !s->rodata->lean);
-	set_autoload(s->progs.kretprobe_aio_write, kprobe && !s->rodata->lean);
-	set_autoload(s->progs.kretprobe_aio_fsync, kprobe && !s->rodata->lean);
+	/*
+	 * A submit that fails before reaching the file (-EBADF, -EFAULT, ...) never
+	 * completes: it must be forgotten at its return only when pending requests are
+	 * shown (in-flight listing, queue depth). Elsewhere its record is overwritten
+	 * when the kiocb is reused, and the return hook would cost every request a
+	 * second program run and a heavier trampoline.
+	 */
+	submit_ret = s->rodata->want_ids;
+	set_autoload(s->progs.fexit_aio_read, fentry && submit_ret);
+	set_autoload(s->progs.fexit_aio_write, fentry && submit_ret);
+	set_autoload(s->progs.fexit_aio_fsync, fentry && submit_ret);
+	s->rodata->want_submit_ret = kprobe && submit_ret;
+	set_autoload(s->progs.kretprobe_aio_read, kprobe && submit_ret);
+	set_autoload(s->progs.kretprobe_aio_write, kprobe && submit_ret);
+	set_autoload(s->progs.kretprobe_aio_fsync, kprobe && submit_ret);
 	if (!s->rodata->want_submit_ret)
 		bpf_map__set_max_entries(s->maps.submit_arg, 1);
 	set_autoload(s->progs.kprobe_aio_read, kprobe);
