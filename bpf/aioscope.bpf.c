@@ -1215,6 +1215,103 @@ int tp_exit_submit(struct trace_event_raw_sys_exit *ctx)
 	return 0;
 }
 
+/* ---- io_uring ---- */
+
+/*
+ * io_uring's own tracepoints, as raw tracepoints (cheaper than classic ones, and
+ * not skipped when another tracing program runs on the CPU). Their arguments are
+ * read by position, the io_kiocb behind them with CO-RE:
+ *   submit: io_uring_submit_req(req) since 6.4, io_uring_submit_sqe(req,
+ *           force_nonblock) before: user space attaches whichever exists. It fires
+ *           after the SQE is prepared, before the request is issued.
+ *   complete: io_uring_complete(ctx, req, ...): the CQE is being written to the
+ *           ring (req is NULL for CQEs that belong to no request).
+ * The application reaps CQEs from the shared ring without a syscall: no reap time.
+ * The file is assigned only when the request is issued, so it is read at
+ * completion (while the request still holds it) and the file filters apply there.
+ * CQEs that are never written (IOSQE_CQE_SKIP_SUCCESS, a CQ overflow) leave their
+ * request in the in-flight table until its io_kiocb is reused: user space hooks
+ * io_uring only for snoop and hist, never for the in-flight views.
+ */
+const volatile bool want_uring = false;
+
+/* IORING_OP_* numbers are ABI */
+static __always_inline int uring_op(__u8 opcode, bool *vectored)
+{
+	*vectored = opcode == 1 || opcode == 2;
+	switch (opcode) {
+	case 1:		/* READV */
+	case 4:		/* READ_FIXED */
+	case 22:	/* READ */
+		return AIOS_OP_READ;
+	case 2:		/* WRITEV */
+	case 5:		/* WRITE_FIXED */
+	case 23:	/* WRITE */
+		return AIOS_OP_WRITE;
+	case 3:		/* FSYNC */
+		return AIOS_OP_FSYNC;
+	}
+	return -1;
+}
+
+SEC("?raw_tp/io_uring_submit_req")
+int raw_uring_submit(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct io_kiocb *req = (void *)ctx->args[0];
+	struct aios_key key = { .id = (__u64)req };
+	struct aios_req r = {};
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	bool vectored;
+	int op;
+
+	if (!req)
+		return 0;
+	op = uring_op(BPF_CORE_READ(req, opcode), &vectored);
+	if (op < 0)
+		return 0;
+	if ((targ_tgid || filter_cg) && !task_ok(pid_tgid >> 32))
+		return 0;
+	r.ts = bpf_ktime_get_ns();
+	r.id = key.id;
+	r.ctx = (__u64)BPF_CORE_READ(req, ctx);
+	r.data = BPF_CORE_READ(req, cqe.user_data);
+	r.op = op;
+	r.api = AIOS_API_URING;
+	r.pid = pid_tgid >> 32;
+	r.tid = (__u32)pid_tgid;
+	if (op != AIOS_OP_FSYNC) {
+		/* the io_rw command overlays the start of the io_kiocb */
+		r.offset = BPF_CORE_READ((struct kiocb *)req, ki_pos);
+		if (!vectored && bpf_core_type_exists(struct io_rw))
+			r.len = BPF_CORE_READ((struct io_rw *)req, len);
+	}
+	if (want_comm || filter_comm) {
+		bpf_get_current_comm(r.comm, sizeof(r.comm));
+		if (!comm_ok(r.comm))
+			return 0;
+	}
+	if (inflight_put(&key, &r))
+		drop(AIOS_DROP_INFLIGHT);
+	return 0;
+}
+
+SEC("?raw_tp/io_uring_complete")
+int raw_uring_complete(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct io_kiocb *req = (void *)ctx->args[1];
+	struct aios_key key = { .id = (__u64)req };
+	struct aios_req r;
+
+	/* not a request followed here (another opcode, a filtered submitter) */
+	if (!req || !inflight_take(&key, &r) || r.api != AIOS_API_URING)
+		return 0;
+	file_ids(BPF_CORE_READ(req, file), &r.dev, &r.ino, false);
+	if (!file_ok(r.dev, r.ino))
+		return 0;
+	finish(&r, bpf_ktime_get_ns(), BPF_CORE_READ(req, cqe.res), false);
+	return 0;
+}
+
 /* ---- aiodev's tracepoints: the driver's own time, and its cancels ---- */
 
 /*
@@ -1230,7 +1327,8 @@ static __always_inline int on_driver(__u64 id, __u64 lat_ns, __u32 api, bool can
 	struct aios_key key = { .id = id };
 	struct aios_req *r;
 
-	if (api != AIOS_API_AIO)
+	/* io_uring's kiocb is the first member of its io_kiocb: the same id */
+	if (api != AIOS_API_AIO && !(api == AIOS_API_URING && want_uring))
 		return 0;
 	r = inflight_find(&key);
 	if (!r)

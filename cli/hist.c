@@ -346,8 +346,9 @@ int cmd_hist(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	aio_json_init(&env.j, stdout, false);
 	if (env.o.verbose)
-		fprintf(stderr, "aioscope: attach mode %s, aiodev tracepoints %s\n",
-			tracer_mode_name(t), tracer_has_driver(t) ? "attached" : "absent");
+		fprintf(stderr, "aioscope: attach mode %s, aiodev tracepoints %s, io_uring %s\n",
+			tracer_mode_name(t), tracer_has_driver(t) ? "attached" : "absent",
+			tracer_has_uring(t) ? "traced" : "not traced");
 	fprintf(stderr, "Tracing asynchronous I/O (mode %s)... Hit Ctrl-C to end.\n",
 		tracer_mode_name(t));
 	start = tracer_now_ns();

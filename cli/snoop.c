@@ -53,9 +53,11 @@ static const struct argp_option snoop_options[] = {
 };
 
 static const char snoop_doc[] =
-	"Print one line per finished libaio request: time, comm, pid, api, op, device\n"
-	"(major:minor) and inode, offset, bytes, result, lat (submit -> complete), reap\n"
-	"(complete -> the io_getevents that returned it; '-' when none did), state.\n"
+	"Print one line per finished libaio or io_uring request: time, comm, pid, api\n"
+	"(aio, uring), op, device (major:minor) and inode, offset, bytes, result, lat\n"
+	"(submit -> complete), reap (complete -> the io_getevents that returned it; '-'\n"
+	"when none did, always for io_uring, whose completions are read from the ring\n"
+	"without a syscall), state.\n"
 	"A summary (events, lost events) ends the output on stderr.\n"
 	"\v"
 	"Examples:\n"
@@ -354,6 +356,7 @@ static void summary(struct snoop_env *env, struct tracer *t)
 		aio_json_name(j, "summary");
 		aio_json_start_object(j);
 		aio_json_string_field(j, "mode", tracer_mode_name(t));
+		aio_json_bool_field(j, "io_uring", tracer_has_uring(t));
 		aio_json_u64_field(j, "events", env->events);
 		aio_json_u64_field(j, "lost", lost_total(&d));
 		aio_json_u64_field(j, "ringbuf_lost", d.ringbuf_lost);
@@ -400,8 +403,9 @@ int cmd_snoop(int argc, char **argv)
 	env.mono_to_real = (int64_t)((uint64_t)rt.tv_sec * 1000000000ULL + rt.tv_nsec) -
 			   (int64_t)env.start_mono;
 	if (env.o.verbose)
-		fprintf(stderr, "aioscope: attach mode %s, aiodev tracepoints %s\n",
-			tracer_mode_name(t), tracer_has_driver(t) ? "attached" : "absent");
+		fprintf(stderr, "aioscope: attach mode %s, aiodev tracepoints %s, io_uring %s\n",
+			tracer_mode_name(t), tracer_has_driver(t) ? "attached" : "absent",
+			tracer_has_uring(t) ? "traced" : "not traced");
 	fprintf(stderr, "Tracing asynchronous I/O (mode %s)... Hit Ctrl-C to end.\n",
 		tracer_mode_name(t));
 	if (!env.json)

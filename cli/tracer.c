@@ -44,6 +44,8 @@ struct tracer {
 	struct tracer_opts opts;
 	enum tracer_mode mode;
 	bool driver;
+	const char *uring_tp;		/* io_uring's submit tracepoint, NULL: none */
+	bool uring;			/* io_uring requests are traced */
 	int cgroup_fd;
 	int ncpus;
 	unsigned int hist_ngroups;	/* >0: histograms in the per-CPU array */
@@ -148,6 +150,11 @@ bool tracer_has_driver(const struct tracer *t)
 	return t->driver;
 }
 
+bool tracer_has_uring(const struct tracer *t)
+{
+	return t->uring;
+}
+
 static uint32_t kdev(dev_t d)
 {
 	return (major(d) << 20) | (minor(d) & 0xfffff);
@@ -157,6 +164,29 @@ static bool have_aiodev_tracepoints(void)
 {
 	return !access("/sys/kernel/tracing/events/aiodev/aiodev_complete", F_OK) ||
 	       !access("/sys/kernel/debug/tracing/events/aiodev/aiodev_complete", F_OK);
+}
+
+static bool have_event(const char *name)
+{
+	char p[160];
+
+	snprintf(p, sizeof(p), "/sys/kernel/tracing/events/%s", name);
+	if (!access(p, F_OK))
+		return true;
+	snprintf(p, sizeof(p), "/sys/kernel/debug/tracing/events/%s", name);
+	return !access(p, F_OK);
+}
+
+/* io_uring's submit tracepoint: renamed in 6.4 (io_uring_submit_sqe before). */
+static const char *uring_submit_tp(void)
+{
+	if (!have_event("io_uring/io_uring_complete"))
+		return NULL;
+	if (have_event("io_uring/io_uring_submit_req"))
+		return "io_uring_submit_req";
+	if (have_event("io_uring/io_uring_submit_sqe"))
+		return "io_uring_submit_sqe";
+	return NULL;
 }
 
 /*
@@ -189,14 +219,14 @@ enum reap_via { REAP_NONE, REAP_FEXIT, REAP_TP };
  * pending (and in the queue depth) for good. Completions of requests submitted
  * before the submit hooks are merely "not seen submitted".
  */
-static int attach_ordered(struct aioscope_bpf *s)
+static int attach_ordered(struct aioscope_bpf *s, const char *uring_tp)
 {
 	struct {
 		struct bpf_program *prog;
 		struct bpf_link **link;
 	} order[] = {
 #define P(name) { s->progs.name, &s->links.name }
-		P(fentry_aio_complete), P(kprobe_aio_complete),
+		P(fentry_aio_complete), P(kprobe_aio_complete), P(raw_uring_complete),
 		P(raw_aiodev_complete), P(raw_aiodev_cancel),
 		P(fexit_aio_read), P(fexit_aio_write), P(fexit_aio_fsync),
 		P(kretprobe_aio_read), P(kretprobe_aio_write), P(kretprobe_aio_fsync),
@@ -205,6 +235,7 @@ static int attach_ordered(struct aioscope_bpf *s)
 		P(tp_exit_submit), P(tp_enter_submit),
 		P(fentry_aio_read), P(fentry_aio_write), P(fentry_aio_fsync),
 		P(kprobe_aio_read), P(kprobe_aio_write), P(kprobe_aio_fsync),
+		P(raw_uring_submit),
 #undef P
 	};
 
@@ -213,7 +244,10 @@ static int attach_ordered(struct aioscope_bpf *s)
 
 		if (!bpf_program__autoload(order[i].prog))
 			continue;
-		l = bpf_program__attach(order[i].prog);
+		if (order[i].prog == s->progs.raw_uring_submit)	/* its name varies */
+			l = bpf_program__attach_raw_tracepoint(order[i].prog, uring_tp);
+		else
+			l = bpf_program__attach(order[i].prog);
 		if (!l)
 			return -errno ?: -EINVAL;
 		*order[i].link = l;
@@ -229,7 +263,7 @@ static int attach_ordered(struct aioscope_bpf *s)
 static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 		    bool optional, uint32_t fdev, bool ffile, uint64_t fino)
 {
-	/* optional hooks: aiodev's tracepoints, io_cancel's return */
+	/* optional hooks: aiodev's tracepoints, io_cancel's return, io_uring's tracepoints */
 	bool driver = optional && t->driver;
 	bool cancel = optional && mode == TRACER_MODE_FENTRY && t->opts.events;
 	const struct tracer_opts *o = &t->opts;
@@ -269,6 +303,9 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	s->rodata->mode_syscalls = sysc;
 	s->rodata->want_ids = o->inflight || s->rodata->want_qd;
 	s->rodata->want_cancel = cancel;
+	/* not for the in-flight views: see the io_uring section of aioscope.bpf.c */
+	t->uring = optional && t->uring_tp && !s->rodata->want_ids;
+	s->rodata->want_uring = t->uring;
 	s->rodata->targ_stacks = o->stacks && !sysc;
 	/* ids are hashes of the stacks: room against collisions (about 4.5 MiB) */
 	bpf_map__set_max_entries(s->maps.stacks, s->rodata->targ_stacks ? 16384 : 1);
@@ -343,6 +380,8 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	set_autoload(s->progs.fexit_io_cancel, cancel);
 	set_autoload(s->progs.raw_aiodev_complete, driver);
 	set_autoload(s->progs.raw_aiodev_cancel, driver);
+	set_autoload(s->progs.raw_uring_submit, t->uring);
+	set_autoload(s->progs.raw_uring_complete, t->uring);
 
 	err = aioscope_bpf__load(s);
 	if (err)
@@ -357,13 +396,14 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 			goto fail;
 		}
 	}
-	err = attach_ordered(s);
+	err = attach_ordered(s, t->uring_tp);
 	if (err)
 		goto fail;
 	t->skel = s;
 	return 0;
 fail:
 	aioscope_bpf__destroy(s);
+	t->uring = false;
 	return err < 0 ? err : -EINVAL;
 }
 
@@ -433,6 +473,7 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 
 	ensure_tracefs(opts->verbose);
 	t->driver = have_aiodev_tracepoints();
+	t->uring_tp = uring_submit_tp();
 	t->ncpus = libbpf_num_possible_cpus();
 	if (t->ncpus <= 0)
 		t->ncpus = 1;
@@ -474,7 +515,10 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 	if (rc && (opts->mode == TRACER_MODE_AUTO || opts->mode == TRACER_MODE_SYSCALLS)) {
 		t->mode = TRACER_MODE_SYSCALLS;
 		t->driver = false;
-		rc = try_mode(t, TRACER_MODE_SYSCALLS, REAP_TP, false, fdev, ffile, fino);
+		/* optional here: only io_uring's tracepoints */
+		rc = try_mode(t, TRACER_MODE_SYSCALLS, REAP_TP, true, fdev, ffile, fino);
+		if (rc)
+			rc = try_mode(t, TRACER_MODE_SYSCALLS, REAP_TP, false, fdev, ffile, fino);
 		if (opts->verbose && rc)
 			fprintf(stderr, "aioscope: syscalls mode unavailable: %s\n", strerror(-rc));
 	}
@@ -708,7 +752,9 @@ static int on_record(void *ctx, void *data, size_t size)
 			e.cancel_ret = d->cancel_ret;
 			e.cancel_ns = d->cancel_ts - d->req.ts;
 		}
-		if (t->opts.event_reap && t->mode != TRACER_MODE_SYSCALLS)
+		/* io_uring CQEs are reaped from the ring, without a syscall to see */
+		if (t->opts.event_reap && t->mode != TRACER_MODE_SYSCALLS &&
+		    d->req.api == AIOS_API_AIO)
 			join_put(t, d->req.obj, aios_aux(d->req.ctx, d->req.pid), &e);
 		else
 			deliver(t, &e);

@@ -198,6 +198,7 @@ void tracer_close(struct tracer *t);
 const char *tracer_mode_name(const struct tracer *t);
 /* true when aiodev's tracepoints are attached (driver_ns available) */
 bool tracer_has_driver(const struct tracer *t);
+bool tracer_has_uring(const struct tracer *t);
 
 /*
  * Wait up to @timeout_ms for events and call @cb for each finished request.
