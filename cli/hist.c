@@ -70,9 +70,11 @@ static const struct argp_option hist_options[] = {
 };
 
 static const char hist_doc[] =
-	"Histograms of request latency (submit -> complete), aggregated in the kernel,\n"
-	"with count, p50, p90, p99, p99.9 and max. Buckets are 1/64 of a power of two\n"
-	"wide, so each percentile is within 1.6% above the exact value.\n"
+	"Histograms of request latency (submit -> complete) of libaio and io_uring\n"
+	"requests (--by qd: libaio only), aggregated in the kernel, with count, p50,\n"
+	"p90, p99, p99.9 and max. Buckets are 1/64 of a power of two wide, so each\n"
+	"percentile is within 1.6% above the exact value. --reap applies to libaio:\n"
+	"io_uring completions are read from the ring without a syscall.\n"
 	"\v"
 	"Examples:\n"
 	"  aioscope hist                        # until Ctrl-C, then print\n"
@@ -345,10 +347,12 @@ int cmd_hist(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	aio_json_init(&env.j, stdout, false);
-	if (env.o.verbose)
+	if (env.o.verbose) {
 		fprintf(stderr, "aioscope: attach mode %s, aiodev tracepoints %s, io_uring %s\n",
 			tracer_mode_name(t), tracer_has_driver(t) ? "attached" : "absent",
 			tracer_has_uring(t) ? "traced" : "not traced");
+		fprintf(stderr, "aioscope: completion hook %s\n", tracer_complete_hook(t));
+	}
 	fprintf(stderr, "Tracing asynchronous I/O (mode %s)... Hit Ctrl-C to end.\n",
 		tracer_mode_name(t));
 	start = tracer_now_ns();

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "aioscope.h"
@@ -45,6 +46,7 @@ struct tracer {
 	enum tracer_mode mode;
 	bool driver;
 	const char *uring_tp;		/* io_uring's submit tracepoint, NULL: none */
+	bool complete_rw;		/* aio_complete inlined: hook aio_complete_rw */
 	bool uring;			/* io_uring requests are traced */
 	int cgroup_fd;
 	int ncpus;
@@ -155,6 +157,34 @@ bool tracer_has_uring(const struct tracer *t)
 	return t->uring;
 }
 
+const char *tracer_complete_hook(const struct tracer *t)
+{
+	return t->mode == TRACER_MODE_SYSCALLS ? "none" :
+	       t->complete_rw ? "aio_complete_rw (aio_complete is inlined: fsync not traced)" :
+	       "aio_complete";
+}
+
+/*
+ * aio_complete is static: a kernel built with other options may have inlined it
+ * (then it has no BTF function and no kprobe). AIOSCOPE_HOOK_COMPLETE_RW=1 forces
+ * the fallback, so that tests can run it on any kernel.
+ */
+static bool aio_complete_inlined(void)
+{
+	const char *e = getenv("AIOSCOPE_HOOK_COMPLETE_RW");
+	struct btf *btf;
+	bool found;
+
+	if (e && *e && strcmp(e, "0"))
+		return true;
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return false;	/* no BTF: the attach attempts will say what is wrong */
+	found = btf__find_by_name_kind(btf, "aio_complete", BTF_KIND_FUNC) >= 0;
+	btf__free(btf);
+	return !found;
+}
+
 static uint32_t kdev(dev_t d)
 {
 	return (major(d) << 20) | (minor(d) & 0xfffff);
@@ -227,6 +257,7 @@ static int attach_ordered(struct aioscope_bpf *s, const char *uring_tp)
 	} order[] = {
 #define P(name) { s->progs.name, &s->links.name }
 		P(fentry_aio_complete), P(kprobe_aio_complete), P(raw_uring_complete),
+		P(fentry_aio_complete_rw), P(kprobe_aio_complete_rw),
 		P(raw_aiodev_complete), P(raw_aiodev_cancel),
 		P(fexit_aio_read), P(fexit_aio_write), P(fexit_aio_fsync),
 		P(kretprobe_aio_read), P(kretprobe_aio_write), P(kretprobe_aio_fsync),
@@ -347,8 +378,9 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 
 	set_autoload(s->progs.fentry_aio_read, fentry);
 	set_autoload(s->progs.fentry_aio_write, fentry);
-	set_autoload(s->progs.fentry_aio_fsync, fentry);
-	set_autoload(s->progs.fentry_aio_complete, fentry);
+	set_autoload(s->progs.fentry_aio_fsync, fentry && !t->complete_rw);
+	set_autoload(s->progs.fentry_aio_complete, fentry && !t->complete_rw);
+	set_autoload(s->progs.fentry_aio_complete_rw, fentry && t->complete_rw);
 	set_autoload(s->progs.fexit_do_io_getevents, fentry && reap == REAP_FEXIT);
 	/*
 	 * A submit that fails before reaching the file (-EBADF, -EFAULT, ...) never
@@ -360,17 +392,18 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	submit_ret = s->rodata->want_ids;
 	set_autoload(s->progs.fexit_aio_read, fentry && submit_ret);
 	set_autoload(s->progs.fexit_aio_write, fentry && submit_ret);
-	set_autoload(s->progs.fexit_aio_fsync, fentry && submit_ret);
+	set_autoload(s->progs.fexit_aio_fsync, fentry && submit_ret && !t->complete_rw);
 	s->rodata->want_submit_ret = kprobe && submit_ret;
 	set_autoload(s->progs.kretprobe_aio_read, kprobe && submit_ret);
 	set_autoload(s->progs.kretprobe_aio_write, kprobe && submit_ret);
-	set_autoload(s->progs.kretprobe_aio_fsync, kprobe && submit_ret);
+	set_autoload(s->progs.kretprobe_aio_fsync, kprobe && submit_ret && !t->complete_rw);
 	if (!s->rodata->want_submit_ret)
 		bpf_map__set_max_entries(s->maps.submit_arg, 1);
 	set_autoload(s->progs.kprobe_aio_read, kprobe);
 	set_autoload(s->progs.kprobe_aio_write, kprobe);
-	set_autoload(s->progs.kprobe_aio_fsync, kprobe);
-	set_autoload(s->progs.kprobe_aio_complete, kprobe);
+	set_autoload(s->progs.kprobe_aio_fsync, kprobe && !t->complete_rw);
+	set_autoload(s->progs.kprobe_aio_complete, kprobe && !t->complete_rw);
+	set_autoload(s->progs.kprobe_aio_complete_rw, kprobe && t->complete_rw);
 	set_autoload(s->progs.tp_enter_submit, submit_tp);
 	set_autoload(s->progs.tp_exit_submit, submit_tp);
 	set_autoload(s->progs.tp_enter_getevents, reap_tp);
@@ -474,6 +507,7 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 	ensure_tracefs(opts->verbose);
 	t->driver = have_aiodev_tracepoints();
 	t->uring_tp = uring_submit_tp();
+	t->complete_rw = aio_complete_inlined();
 	t->ncpus = libbpf_num_possible_cpus();
 	if (t->ncpus <= 0)
 		t->ncpus = 1;

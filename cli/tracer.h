@@ -199,6 +199,8 @@ const char *tracer_mode_name(const struct tracer *t);
 /* true when aiodev's tracepoints are attached (driver_ns available) */
 bool tracer_has_driver(const struct tracer *t);
 bool tracer_has_uring(const struct tracer *t);
+/* the completion hook of the chosen mode, for -v */
+const char *tracer_complete_hook(const struct tracer *t);
 
 /*
  * Wait up to @timeout_ms for events and call @cb for each finished request.
