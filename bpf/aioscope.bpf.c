@@ -721,6 +721,45 @@ static __always_inline int on_complete(struct aio_kiocb *ak, bool btf, __u64 id,
 			return 0;
 		}
 	}
+	/*
+	 * snoop alone (fentry): the record goes from the slot straight into the ring
+	 * buffer, without the two copies through the stack. A cancelled request takes
+	 * the long way (its io_cancel details are looked up there).
+	 */
+	if (want_events && btf && !want_hist && !want_qd && !want_hist_reap && !mode_syscalls) {
+		struct aios_slot *s = slot_of(id);
+
+		res = ak->ki_res.res;
+		if (s && s->kiocb == id && state_of(res, s->req.flags) != AIOS_CANCELLED) {
+			now = bpf_ktime_get_ns();
+			if (now - s->req.ts >= min_lat_ns) {
+				struct aios_done *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+				if (e) {
+					__builtin_memcpy(&e->req, &s->req, sizeof(e->req));
+					e->type = AIOS_REC_DONE;
+					e->state = state_of(res, e->req.flags);
+					e->ts = now;
+					e->res = res;
+					e->reap_ns = 0;
+					e->cancel_ts = 0;
+					e->cancel_ret = 0;
+					e->cancel_pid = 0;
+					e->cancel_tid = 0;
+					e->req.ctx = ak->ki_ctx->user_id;
+					e->req.obj = ak->ki_res.obj;
+					e->req.data = ak->ki_res.data;
+					bpf_ringbuf_submit(e, rb_flags());
+				} else {
+					drop(AIOS_DROP_RINGBUF);
+				}
+			}
+			s->req.id = 0;
+			/* only this completion owns the slot: the swap cannot fail */
+			__sync_val_compare_and_swap(&s->kiocb, id, 0);
+			return 0;
+		}
+	}
 	if (!inflight_take(&key, &r)) {
 		drop(AIOS_DROP_UNMATCHED);
 		return 0;
