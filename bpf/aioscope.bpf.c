@@ -625,14 +625,15 @@ static __always_inline void on_submit_ret(__u64 id, long ret)
 
 /* ---- completion (fentry/kprobe modes) ---- */
 
-static __always_inline void emit_done(struct aios_req *r, __u64 now, __s64 res, __u32 state,
-				      __u64 reap_ns)
+/* A DONE record with its header filled in and no cancel details; NULL (counted) if full. */
+static __always_inline struct aios_done *reserve_done(__u64 now, __s64 res, __u32 state,
+						      __u64 reap_ns)
 {
 	struct aios_done *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
 	if (!e) {
 		drop(AIOS_DROP_RINGBUF);
-		return;
+		return NULL;
 	}
 	e->type = AIOS_REC_DONE;
 	e->state = state;
@@ -643,6 +644,16 @@ static __always_inline void emit_done(struct aios_req *r, __u64 now, __s64 res, 
 	e->cancel_ret = 0;
 	e->cancel_pid = 0;
 	e->cancel_tid = 0;
+	return e;
+}
+
+static __always_inline void emit_done(struct aios_req *r, __u64 now, __s64 res, __u32 state,
+				      __u64 reap_ns)
+{
+	struct aios_done *e = reserve_done(now, res, state, reap_ns);
+
+	if (!e)
+		return;
 	if (state == AIOS_CANCELLED && want_cancel) {
 		/* only cancelled requests pay for this lookup */
 		struct aios_key k = { .id = r->obj, .aux = aios_aux(r->ctx, r->pid) };
@@ -729,29 +740,21 @@ static __always_inline int on_complete(struct aio_kiocb *ak, bool btf, __u64 id,
 	if (want_events && btf && !want_hist && !want_qd && !want_hist_reap && !mode_syscalls) {
 		struct aios_slot *s = slot_of(id);
 
+		__u32 state;
+
 		res = ak->ki_res.res;
-		if (s && s->kiocb == id && state_of(res, s->req.flags) != AIOS_CANCELLED) {
+		state = s && s->kiocb == id ? state_of(res, s->req.flags) : AIOS_CANCELLED;
+		if (state != AIOS_CANCELLED) {
 			now = bpf_ktime_get_ns();
 			if (now - s->req.ts >= min_lat_ns) {
-				struct aios_done *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+				struct aios_done *e = reserve_done(now, res, state, 0);
 
 				if (e) {
 					__builtin_memcpy(&e->req, &s->req, sizeof(e->req));
-					e->type = AIOS_REC_DONE;
-					e->state = state_of(res, e->req.flags);
-					e->ts = now;
-					e->res = res;
-					e->reap_ns = 0;
-					e->cancel_ts = 0;
-					e->cancel_ret = 0;
-					e->cancel_pid = 0;
-					e->cancel_tid = 0;
 					e->req.ctx = ak->ki_ctx->user_id;
 					e->req.obj = ak->ki_res.obj;
 					e->req.data = ak->ki_res.data;
 					bpf_ringbuf_submit(e, rb_flags());
-				} else {
-					drop(AIOS_DROP_RINGBUF);
 				}
 			}
 			s->req.id = 0;

@@ -347,12 +347,8 @@ int cmd_hist(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	aio_json_init(&env.j, stdout, false);
-	if (env.o.verbose) {
-		fprintf(stderr, "aioscope: attach mode %s, aiodev tracepoints %s, io_uring %s\n",
-			tracer_mode_name(t), tracer_has_driver(t) ? "attached" : "absent",
-			tracer_has_uring(t) ? "traced" : "not traced");
-		fprintf(stderr, "aioscope: completion hook %s\n", tracer_complete_hook(t));
-	}
+	if (env.o.verbose)
+		tracer_describe(t, stderr);
 	fprintf(stderr, "Tracing asynchronous I/O (mode %s)... Hit Ctrl-C to end.\n",
 		tracer_mode_name(t));
 	start = tracer_now_ns();

@@ -402,12 +402,8 @@ int cmd_snoop(int argc, char **argv)
 	clock_gettime(CLOCK_REALTIME, &rt);
 	env.mono_to_real = (int64_t)((uint64_t)rt.tv_sec * 1000000000ULL + rt.tv_nsec) -
 			   (int64_t)env.start_mono;
-	if (env.o.verbose) {
-		fprintf(stderr, "aioscope: attach mode %s, aiodev tracepoints %s, io_uring %s\n",
-			tracer_mode_name(t), tracer_has_driver(t) ? "attached" : "absent",
-			tracer_has_uring(t) ? "traced" : "not traced");
-		fprintf(stderr, "aioscope: completion hook %s\n", tracer_complete_hook(t));
-	}
+	if (env.o.verbose)
+		tracer_describe(t, stderr);
 	fprintf(stderr, "Tracing asynchronous I/O (mode %s)... Hit Ctrl-C to end.\n",
 		tracer_mode_name(t));
 	if (!env.json)

@@ -147,21 +147,24 @@ const char *tracer_mode_name(const struct tracer *t)
 	}
 }
 
-bool tracer_has_driver(const struct tracer *t)
-{
-	return t->driver;
-}
-
 bool tracer_has_uring(const struct tracer *t)
 {
 	return t->uring;
 }
 
-const char *tracer_complete_hook(const struct tracer *t)
+static const char *complete_hook(const struct tracer *t)
 {
 	return t->mode == TRACER_MODE_SYSCALLS ? "none" :
 	       t->complete_rw ? "aio_complete_rw (aio_complete is inlined: fsync not traced)" :
 	       "aio_complete";
+}
+
+void tracer_describe(const struct tracer *t, FILE *f)
+{
+	fprintf(f, "aioscope: attach mode %s, aiodev tracepoints %s, io_uring %s\n",
+		tracer_mode_name(t), t->driver ? "attached" : "absent",
+		t->uring ? "traced" : "not traced");
+	fprintf(f, "aioscope: completion hook %s\n", complete_hook(t));
 }
 
 /*
@@ -190,12 +193,7 @@ static uint32_t kdev(dev_t d)
 	return (major(d) << 20) | (minor(d) & 0xfffff);
 }
 
-static bool have_aiodev_tracepoints(void)
-{
-	return !access("/sys/kernel/tracing/events/aiodev/aiodev_complete", F_OK) ||
-	       !access("/sys/kernel/debug/tracing/events/aiodev/aiodev_complete", F_OK);
-}
-
+/* a tracepoint, "system/event", listed by tracefs at either of its places */
 static bool have_event(const char *name)
 {
 	char p[160];
@@ -205,6 +203,11 @@ static bool have_event(const char *name)
 		return true;
 	snprintf(p, sizeof(p), "/sys/kernel/debug/tracing/events/%s", name);
 	return !access(p, F_OK);
+}
+
+static bool have_aiodev_tracepoints(void)
+{
+	return have_event("aiodev/aiodev_complete");
 }
 
 /* io_uring's submit tracepoint: renamed in 6.4 (io_uring_submit_sqe before). */

@@ -21,6 +21,7 @@
 #define AIOSCOPE_TRACER_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
@@ -196,11 +197,9 @@ void tracer_close(struct tracer *t);
 
 /* "fentry", "kprobe" or "syscalls" */
 const char *tracer_mode_name(const struct tracer *t);
-/* true when aiodev's tracepoints are attached (driver_ns available) */
-bool tracer_has_driver(const struct tracer *t);
 bool tracer_has_uring(const struct tracer *t);
-/* the completion hook of the chosen mode, for -v */
-const char *tracer_complete_hook(const struct tracer *t);
+/* -v: the attach mode, the optional hooks and the completion hook, two lines */
+void tracer_describe(const struct tracer *t, FILE *f);
 
 /*
  * Wait up to @timeout_ms for events and call @cb for each finished request.
