@@ -40,12 +40,26 @@ struct hist_env {
 	int64_t mono_to_real;
 };
 
-static volatile sig_atomic_t exiting;
-
-static void on_signal(int sig)
+/*
+ * Sleep until @deadline (CLOCK_MONOTONIC ns; 0: no deadline) or until one of the
+ * blocked signals in @set arrives. Returns true on a signal. The kernel aggregates
+ * everything, so there is nothing to do in between: no periodic wakeups, which on a
+ * busy machine would take CPU time from the workload being measured.
+ */
+static bool wait_signal(const sigset_t *set, uint64_t deadline)
 {
-	(void)sig;
-	exiting = 1;
+	struct timespec ts;
+	uint64_t now, left;
+
+	if (!deadline)
+		return sigwaitinfo(set, NULL) > 0;
+	now = tracer_now_ns();
+	if (now >= deadline)
+		return false;
+	left = deadline - now;
+	ts.tv_sec = left / 1000000000ULL;
+	ts.tv_nsec = left % 1000000000ULL;
+	return sigtimedwait(set, NULL, &ts) > 0;
 }
 
 enum { OPT_BY = OPT_CMD_BASE, OPT_JSON, OPT_REAP, OPT_SYSCALLS };
@@ -331,6 +345,8 @@ int cmd_hist(int argc, char **argv)
 	struct tracer_drops dr;
 	char err[256];
 	uint64_t start, end = 0, next, idx = 0;
+	bool exiting = false;
+	sigset_t sigs;
 	int rc;
 
 	env.o.hist = true;
@@ -344,8 +360,11 @@ int cmd_hist(int argc, char **argv)
 		p_err("%s", err);
 		return rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	/* taken with sigtimedwait: blocked from here on */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	aio_json_init(&env.j, stdout, false);
 	if (env.o.verbose)
 		tracer_describe(t, stderr);
@@ -357,7 +376,7 @@ int cmd_hist(int argc, char **argv)
 	next = env.interval > 0 ? start + (uint64_t)(env.interval * 1e9) : 0;
 	rc = 0;
 	for (;;) {
-		uint64_t now = tracer_now_ns();
+		uint64_t now = tracer_now_ns(), wake;
 		bool last = exiting || (end && now >= end);
 
 		if (last || (next && now >= next)) {
@@ -374,7 +393,9 @@ int cmd_hist(int argc, char **argv)
 			if (last || (env.count && idx >= env.count))
 				break;
 		}
-		usleep(20000);
+		wake = next && (!end || next < end) ? next : end;
+		if (wait_signal(&sigs, wake))
+			exiting = true;
 	}
 	tracer_drops(t, &dr);
 	fprintf(stderr, "lost: hist map full %llu, in-flight map full %llu, done map full %llu, "
