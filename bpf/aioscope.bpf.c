@@ -580,6 +580,61 @@ static __always_inline int on_submit(void *ctx, struct kiocb *kiocb, const struc
 		/* slot taken by another request: the full path, into the hash map */
 	}
 	pid_tgid = bpf_get_current_pid_tgid();
+	if (btf && !want_qd && !targ_stacks && !mode_syscalls) {
+		/*
+		 * The request goes straight into its slot, when free, without being built
+		 * on the stack and copied there. Nothing else here reads the slot before
+		 * the completion (queue depth, which does, takes the long way).
+		 */
+		struct aios_slot *s = slot_of(id);
+
+		if (s) {
+			__u64 old = __sync_val_compare_and_swap(&s->kiocb, 0, id);
+
+			if (old == 0 || old == id) {
+				struct aios_req *q = &s->req;
+
+				q->ts = bpf_ktime_get_ns();
+				q->id = id;
+				if (want_ids) {
+					q->ctx = BPF_CORE_READ(ak, ki_ctx, user_id);
+					q->obj = BPF_CORE_READ(ak, ki_res.obj);
+					q->data = BPF_CORE_READ(ak, ki_res.data);
+				} else {
+					q->ctx = 0;
+					q->obj = 0;
+					q->data = 0;
+				}
+				q->offset = iocb->aio_offset;
+				q->len = iocb->aio_nbytes;
+				q->driver_ns = 0;
+				q->pid = pid_tgid >> 32;
+				q->tid = (__u32)pid_tgid;
+				q->qd = 0;
+				q->op = op;
+				q->api = AIOS_API_AIO;
+				q->flags = 0;
+				q->kstack = 0;
+				q->ustack = 0;
+				file_ids(kiocb->ki_filp, &q->dev, &q->ino, true);
+				if (!file_ok(q->dev, q->ino))
+					goto release;
+				if (want_comm || filter_comm) {
+					bpf_get_current_comm(q->comm, sizeof(q->comm));
+					if (!comm_ok(q->comm))
+						goto release;
+				}
+				if (nhash > 0)
+					hash_purge(&key);
+				return 0;
+release:
+				q->id = 0;
+				__sync_val_compare_and_swap(&s->kiocb, id, 0);
+				return 0;
+			}
+		}
+		/* slot taken by another request: the hash map, below */
+	}
 	r.ts = bpf_ktime_get_ns();
 	r.id = id;
 	if (want_ids || !btf) {
