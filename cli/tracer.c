@@ -510,7 +510,8 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 	ensure_tracefs(opts->verbose);
 	t->driver = have_aiodev_tracepoints();
 	t->uring_tp = uring_submit_tp();
-	t->complete_rw = aio_complete_inlined();
+	/* the syscalls mode hooks neither function: no need to parse the kernel's BTF */
+	t->complete_rw = opts->mode != TRACER_MODE_SYSCALLS && aio_complete_inlined();
 	t->ncpus = libbpf_num_possible_cpus();
 	if (t->ncpus <= 0)
 		t->ncpus = 1;
