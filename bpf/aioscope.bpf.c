@@ -1369,13 +1369,19 @@ int tp_exit_submit(struct trace_event_raw_sys_exit *ctx)
  *   complete: io_uring_complete(ctx, req, ...): the CQE is being written to the
  *           ring (req is NULL for CQEs that belong to no request).
  * The application reaps CQEs from the shared ring without a syscall: no reap time.
- * The file is assigned only when the request is issued, so it is read at
- * completion (while the request still holds it) and the file filters apply there.
- * CQEs that are never written (IOSQE_CQE_SKIP_SUCCESS, a CQ overflow) leave their
- * request in the in-flight table until its io_kiocb is reused: user space hooks
- * io_uring only for snoop and hist, never for the in-flight views.
+ * The request holds its file only once it is issued. Where pending requests are
+ * shown (in-flight table, queue depth) the submit looks the file up from the SQE's
+ * descriptor in the submitter's file table; a registered (fixed) file, and every
+ * file elsewhere, is read at completion, and the file filters apply there.
+ * A request submitted with IOSQE_CQE_SKIP_SUCCESS posts no CQE when it succeeds, so
+ * its completion cannot be seen: it is not followed (it would look stuck). The
+ * completion tracepoint fires before a CQ overflow is handled: such CQEs are seen.
  */
 const volatile bool want_uring = false;
+
+/* io_kiocb flags that mirror the SQE's (IOSQE_*_BIT, ABI) */
+#define URING_F_FIXED_FILE	(1U << 0)
+#define URING_F_CQE_SKIP	(1U << 6)
 
 /* IORING_OP_* numbers are ABI */
 static __always_inline int uring_op(__u8 opcode, bool *vectored)
@@ -1404,12 +1410,17 @@ int raw_uring_submit(struct bpf_raw_tracepoint_args *ctx)
 	struct aios_req r = {};
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	bool vectored;
+	__u32 rflags;
 	int op;
 
 	if (!req)
 		return 0;
 	op = uring_op(BPF_CORE_READ(req, opcode), &vectored);
 	if (op < 0)
+		return 0;
+	/* 32 bits in 6.1, 64 later: the bits needed are in the low word either way */
+	rflags = (__u32)BPF_CORE_READ(req, flags);
+	if (rflags & URING_F_CQE_SKIP)
 		return 0;
 	if ((targ_tgid || filter_cg) && !task_ok(pid_tgid >> 32))
 		return 0;
@@ -1421,19 +1432,36 @@ int raw_uring_submit(struct bpf_raw_tracepoint_args *ctx)
 	r.api = AIOS_API_URING;
 	r.pid = pid_tgid >> 32;
 	r.tid = (__u32)pid_tgid;
+	r.kstack = targ_stacks ? stack_id(ctx, 0) : -1;
+	r.ustack = targ_stacks ? stack_id(ctx, BPF_F_USER_STACK) : -1;
 	if (op != AIOS_OP_FSYNC) {
 		/* the io_rw command overlays the start of the io_kiocb */
 		r.offset = BPF_CORE_READ((struct kiocb *)req, ki_pos);
 		if (!vectored && bpf_core_type_exists(struct io_rw))
 			r.len = BPF_CORE_READ((struct io_rw *)req, len);
 	}
+	if ((want_ids || want_qd) && !(rflags & URING_F_FIXED_FILE)) {
+		/* the file the request will be issued on, for the per-device views */
+		struct file *f = fd_file(BPF_CORE_READ(req, cqe.fd));
+
+		if (f) {
+			file_ids(f, &r.dev, &r.ino, false);
+			if (!file_ok(r.dev, r.ino))
+				return 0;
+		}
+	}
 	if (want_comm || filter_comm) {
 		current_comm(r.comm);
 		if (!comm_ok(r.comm))
 			return 0;
 	}
-	if (inflight_put(&key, &r))
+	if (want_qd)
+		r.qd = qd_all(&r, 1);
+	if (inflight_put(&key, &r)) {
 		drop(AIOS_DROP_INFLIGHT);
+		if (want_qd)
+			qd_all(&r, -1);
+	}
 	return 0;
 }
 
@@ -1444,13 +1472,24 @@ int raw_uring_complete(struct bpf_raw_tracepoint_args *ctx)
 	struct aios_key key = { .id = (__u64)req };
 	struct aios_req r;
 
+	bool qd_done = false;
+
 	/* not a request followed here (another opcode, a filtered submitter) */
 	if (!req || !inflight_take(&key, &r) || r.api != AIOS_API_URING)
 		return 0;
-	file_ids(BPF_CORE_READ(req, file), &r.dev, &r.ino, false);
-	if (!file_ok(r.dev, r.ino))
-		return 0;
-	finish(&r, bpf_ktime_get_ns(), BPF_CORE_READ(req, cqe.res), false);
+	if (!r.dev && !r.ino) {
+		/*
+		 * File not known at submit: counted in the queue depth of "no device",
+		 * released from there before the device is filled in.
+		 */
+		if (want_qd)
+			qd_all(&r, -1);
+		qd_done = true;
+		file_ids(BPF_CORE_READ(req, file), &r.dev, &r.ino, false);
+		if (!file_ok(r.dev, r.ino))
+			return 0;
+	}
+	finish(&r, bpf_ktime_get_ns(), BPF_CORE_READ(req, cqe.res), qd_done);
 	return 0;
 }
 

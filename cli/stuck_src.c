@@ -645,7 +645,7 @@ static int add_inflight(void *ctx, const struct tracer_inflight *q)
 	r->tid = q->tid;
 	snprintf(r->comm, sizeof(r->comm), "%s", q->comm);
 	snprintf(r->op, sizeof(r->op), "%s", tracer_op_name(q->op));
-	snprintf(r->api, sizeof(r->api), "%s", q->ctx ? "aio" : "-");
+	snprintf(r->api, sizeof(r->api), "%s", tracer_api_name(q->api));
 	top_file_name(q->pid, q->dev, q->ino, r->path, sizeof(r->path));
 	return 0;
 }

@@ -167,7 +167,7 @@ static int on_inflight(void *ctx, const struct tracer_inflight *q)
 		.tid = (uint32_t)q->tid,
 		.dev = q->dev,
 		.op = req_op(q->op),
-		.api = 1,
+		.api = q->api == TRACER_API_URING ? 2 : 1,
 	};
 	int rc;
 

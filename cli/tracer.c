@@ -337,8 +337,7 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	s->rodata->mode_syscalls = sysc;
 	s->rodata->want_ids = o->inflight || s->rodata->want_qd;
 	s->rodata->want_cancel = cancel;
-	/* not for the in-flight views: see the io_uring section of aioscope.bpf.c */
-	t->uring = optional && t->uring_tp && !s->rodata->want_ids;
+	t->uring = optional && t->uring_tp;
 	s->rodata->want_uring = t->uring;
 	s->rodata->targ_stacks = o->stacks && !sysc;
 	/* ids are hashes of the stacks: room against collisions (about 4.5 MiB) */
@@ -869,6 +868,7 @@ static int inflight_one(const struct aios_req *r, tracer_inflight_fn cb, void *c
 		.ino = r->ino, .offset = r->offset, .bytes = r->len,
 		.dev = r->dev, .pid = (int32_t)r->pid, .tid = (int32_t)r->tid,
 		.op = (enum tracer_op)r->op,
+		.api = r->api == AIOS_API_URING ? TRACER_API_URING : TRACER_API_AIO,
 		.kstack_id = r->kstack, .ustack_id = r->ustack,
 	};
 

@@ -137,6 +137,7 @@ struct tracer_inflight {
 	uint32_t dev;
 	int32_t pid, tid;
 	enum tracer_op op;
+	enum tracer_api api;		/* aio or uring */
 	char comm[TRACER_COMM_LEN];	/* "" unless opts.inflight or opts.events */
 	/* opts.stacks: ids for tracer_stack_read() of the stacks at submit; -1 none */
 	int32_t kstack_id, ustack_id;
