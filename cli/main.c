@@ -92,8 +92,8 @@ static void usage(FILE *f, const char *prog)
 	fprintf(f,
 		"Usage: %s COMMAND [OPTIONS]\n"
 		"       %s --help | --version\n\n"
-		"Trace asynchronous I/O requests (libaio; io_uring in snoop and hist) from\n"
-		"submission through the driver to completion and reap.\n\nCommands:\n", prog, prog);
+		"Trace asynchronous I/O requests (libaio and io_uring) from submission\n"
+		"through the driver to completion and reap.\n\nCommands:\n", prog, prog);
 	for (const struct cmd *c = cmds; c->name; c++)
 		fprintf(f, "  %-7s %s\n", c->name, c->help);
 	fprintf(f, "\nCommands may be abbreviated to a unique prefix. '%s COMMAND --help'\n"
