@@ -129,7 +129,30 @@ int tracer_group_parse(const char *s)
 
 const char *tracer_dev_str(uint32_t dev, char *buf, size_t len)
 {
-	snprintf(buf, len, "%u:%u", dev >> 20, dev & 0xfffff);
+	/* "major:minor" by hand: snoop prints one per line */
+	char tmp[24];
+	uint32_t v = dev & 0xfffff;
+	int i = sizeof(tmp);
+	size_t n;
+
+	tmp[--i] = '\0';
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	tmp[--i] = ':';
+	v = dev >> 20;
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	n = sizeof(tmp) - (size_t)i;	/* with the NUL */
+	if (len) {
+		if (n > len)
+			n = len;
+		memcpy(buf, tmp + i, n);
+		buf[n - 1] = '\0';
+	}
 	return buf;
 }
 

@@ -32,6 +32,42 @@ static int fmt_sig3(char *buf, size_t len, double x, double base,
 	}
 }
 
+int aio_fmt_fixed(char *buf, size_t len, __u64 ns, __u64 unit, int digits)
+{
+	__u64 step = unit ? unit : 1, scale = 1, v, ip, fp;
+	char tmp[48];
+	int n = 0, i = sizeof(tmp), out;
+
+	/* as many decimals as asked for and @unit allows */
+	while (n < digits && step % 10 == 0) {
+		step /= 10;
+		scale *= 10;
+		n++;
+	}
+	v = ns / step + (ns % step >= (step + 1) / 2);
+	ip = v / scale;
+	fp = v % scale;
+	/* by hand, from the last digit: this runs once per line of snoop's output */
+	for (int k = 0; k < n; k++) {
+		tmp[--i] = (char)('0' + fp % 10);
+		fp /= 10;
+	}
+	if (n)
+		tmp[--i] = '.';
+	do {
+		tmp[--i] = (char)('0' + ip % 10);
+		ip /= 10;
+	} while (ip);
+	out = (int)sizeof(tmp) - i;
+	if (len) {
+		size_t c = (size_t)out < len - 1 ? (size_t)out : len - 1;
+
+		memcpy(buf, tmp + i, c);
+		buf[c] = '\0';
+	}
+	return out;
+}
+
 int aio_fmt_ns(char *buf, size_t len, __u64 ns)
 {
 	static const char *const units[] = { "us", "ms", "s" };

@@ -23,6 +23,14 @@
 int aio_fmt_ns(char *buf, size_t len, __u64 ns);
 
 /*
+ * aio_fmt_fixed - @ns in units of @unit ns with @digits decimals, rounded half up,
+ * with integer arithmetic only (fewer decimals when @unit is not a multiple of
+ * 10^@digits): (1234567, 1000, 1) gives "1234.6", (1500000000, 1000000000, 6)
+ * "1.500000", (5, 1, 2) "5". Returns what snprintf returns.
+ */
+int aio_fmt_fixed(char *buf, size_t len, __u64 ns, __u64 unit, int digits);
+
+/*
  * aio_fmt_rate - bytes per second in decimal units with 3 significant
  * digits: "0B/s", "512B/s", "12.3kB/s", "12.3MB/s", "1.20GB/s", "3.40TB/s".
  * Negative or NaN rates print as "0B/s".

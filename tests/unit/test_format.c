@@ -31,6 +31,34 @@ static void test_format_ns_units(void)
 	EXPECT(aio_fmt_ns(b_, sizeof(b_), 5000000000000ULL), "5000s");
 }
 
+static void test_format_fixed(void)
+{
+	EXPECT(aio_fmt_fixed(b_, sizeof(b_), 1234567, 1000, 1), "1234.6");
+	EXPECT(aio_fmt_fixed(b_, sizeof(b_), 1234549, 1000, 1), "1234.5");
+	EXPECT(aio_fmt_fixed(b_, sizeof(b_), 1234550, 1000, 1), "1234.6");
+	EXPECT(aio_fmt_fixed(b_, sizeof(b_), 0, 1000, 1), "0.0");
+	EXPECT(aio_fmt_fixed(b_, sizeof(b_), 99950, 1000, 1), "100.0");
+	EXPECT(aio_fmt_fixed(b_, sizeof(b_), 1500000000ULL, 1000000000ULL, 6), "1.500000");
+	EXPECT(aio_fmt_fixed(b_, sizeof(b_), 3596236499ULL, 1000000000ULL, 6), "3.596236");
+	EXPECT(aio_fmt_fixed(b_, sizeof(b_), 3596236500ULL, 1000000000ULL, 6), "3.596237");
+	EXPECT(aio_fmt_fixed(b_, sizeof(b_), 999999999ULL, 1000000000ULL, 6), "1.000000");
+	EXPECT(aio_fmt_fixed(b_, sizeof(b_), 18446744073709551615ULL, 1000, 1),
+	       "18446744073709551.6");
+	/* fewer decimals than asked when the unit has fewer factors of ten */
+	EXPECT(aio_fmt_fixed(b_, sizeof(b_), 5, 1, 2), "5");
+	EXPECT(aio_fmt_fixed(b_, sizeof(b_), 1234, 20, 3), "61.7");
+	EXPECT(aio_fmt_fixed(b_, sizeof(b_), 7, 0, 1), "7");
+	{
+		/* snprintf's contract: truncated, terminated, full length returned */
+		char b[4] = "xxx";
+		int n = aio_fmt_fixed(b, sizeof(b), 1234567, 1000, 1);
+
+		UASSERT(n == 6 && !strcmp(b, "123"), "truncated to \"%s\" (%d)", b, n);
+		n = aio_fmt_fixed(b, 0, 1234567, 1000, 1);
+		UASSERT(n == 6 && !strcmp(b, "123"), "len 0 wrote \"%s\" (%d)", b, n);
+	}
+}
+
 static void test_format_ns_rounding_boundaries(void)
 {
 	EXPECT(aio_fmt_ns(b_, sizeof(b_), 9994), "9.99us");
@@ -133,6 +161,7 @@ static void test_format_sparkline_ascii(void)
 int main(void)
 {
 	RUN(test_format_ns_units);
+	RUN(test_format_fixed);
 	RUN(test_format_ns_rounding_boundaries);
 	RUN(test_format_rate);
 	RUN(test_format_bytes);
