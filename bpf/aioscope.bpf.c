@@ -520,13 +520,16 @@ static __always_inline bool inflight_take(struct aios_key *key, struct aios_req 
  * inserts it into the in-flight table.
  */
 static __always_inline void submit_req(struct aios_key *key, struct aios_req *r,
-				       struct file *f, __u64 pid_tgid, bool btf)
+				       struct file *f, __u64 pid_tgid, bool btf, bool file_later)
 {
 	r->pid = pid_tgid >> 32;
 	r->tid = (__u32)pid_tgid;
-	file_ids(f, &r->dev, &r->ino, btf);
-	if (!file_ok(r->dev, r->ino))
-		return;
+	/* @file_later: no file yet (io_uring); the completion reads it and filters */
+	if (f || !file_later) {
+		file_ids(f, &r->dev, &r->ino, btf);
+		if (!file_ok(r->dev, r->ino))
+			return;
+	}
 	if (want_comm || filter_comm) {
 		current_comm(r->comm);
 		if (!comm_ok(r->comm))
@@ -667,7 +670,8 @@ release:
 		r.kstack = stack_id(ctx, 0);
 		r.ustack = stack_id(ctx, BPF_F_USER_STACK);
 	}
-	submit_req(&key, &r, btf ? kiocb->ki_filp : BPF_CORE_READ(kiocb, ki_filp), pid_tgid, btf);
+	submit_req(&key, &r, btf ? kiocb->ki_filp : BPF_CORE_READ(kiocb, ki_filp), pid_tgid, btf,
+		   false);
 	return 0;
 }
 
@@ -1329,7 +1333,7 @@ static long submit_iocb_cb(__u32 i, void *data)
 	r.ustack = -1;
 	key.id = (__u64)up;
 	key.aux = aios_aux(s->a.ctx, s->pid_tgid >> 32);
-	submit_req(&key, &r, f, s->pid_tgid, false);
+	submit_req(&key, &r, f, s->pid_tgid, false, false);
 	return 0;
 }
 
@@ -1409,6 +1413,7 @@ int raw_uring_submit(struct bpf_raw_tracepoint_args *ctx)
 	struct aios_key key = { .id = (__u64)req };
 	struct aios_req r = {};
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct file *f = NULL;
 	bool vectored;
 	__u32 rflags;
 	int op;
@@ -1430,8 +1435,6 @@ int raw_uring_submit(struct bpf_raw_tracepoint_args *ctx)
 	r.data = BPF_CORE_READ(req, cqe.user_data);
 	r.op = op;
 	r.api = AIOS_API_URING;
-	r.pid = pid_tgid >> 32;
-	r.tid = (__u32)pid_tgid;
 	r.kstack = targ_stacks ? stack_id(ctx, 0) : -1;
 	r.ustack = targ_stacks ? stack_id(ctx, BPF_F_USER_STACK) : -1;
 	if (op != AIOS_OP_FSYNC) {
@@ -1440,28 +1443,10 @@ int raw_uring_submit(struct bpf_raw_tracepoint_args *ctx)
 		if (!vectored && bpf_core_type_exists(struct io_rw))
 			r.len = BPF_CORE_READ((struct io_rw *)req, len);
 	}
-	if ((want_ids || want_qd) && !(rflags & URING_F_FIXED_FILE)) {
-		/* the file the request will be issued on, for the per-device views */
-		struct file *f = fd_file(BPF_CORE_READ(req, cqe.fd));
-
-		if (f) {
-			file_ids(f, &r.dev, &r.ino, false);
-			if (!file_ok(r.dev, r.ino))
-				return 0;
-		}
-	}
-	if (want_comm || filter_comm) {
-		current_comm(r.comm);
-		if (!comm_ok(r.comm))
-			return 0;
-	}
-	if (want_qd)
-		r.qd = qd_all(&r, 1);
-	if (inflight_put(&key, &r)) {
-		drop(AIOS_DROP_INFLIGHT);
-		if (want_qd)
-			qd_all(&r, -1);
-	}
+	/* the file the request will be issued on, for the per-device views */
+	if ((want_ids || want_qd) && !(rflags & URING_F_FIXED_FILE))
+		f = fd_file(BPF_CORE_READ(req, cqe.fd));
+	submit_req(&key, &r, f, pid_tgid, false, true);
 	return 0;
 }
 
