@@ -1378,8 +1378,10 @@ int tp_exit_submit(struct trace_event_raw_sys_exit *ctx)
  * descriptor in the submitter's file table; a registered (fixed) file, and every
  * file elsewhere, is read at completion, and the file filters apply there.
  * A request submitted with IOSQE_CQE_SKIP_SUCCESS posts no CQE when it succeeds, so
- * its completion cannot be seen: it is not followed (it would look stuck). The
- * completion tracepoint fires before a CQ overflow is handled: such CQEs are seen.
+ * its completion cannot be seen: it is not followed (it would look stuck). A CQE
+ * that overflows the CQ ring is not traced either (the tracepoint fires once a ring
+ * entry was found): its request stays pending until its io_kiocb is reused, when
+ * inflight_put replaces the stale entry and releases its queue depth.
  */
 const volatile bool want_uring = false;
 
