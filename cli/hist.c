@@ -94,8 +94,8 @@ static const char hist_doc[] =
 	"  aioscope hist                        # until Ctrl-C, then print\n"
 	"  aioscope hist -i 1 -n 10 --by op     # every second, reads and writes apart\n"
 	"  aioscope hist --by qd -d 30          # latency by the queue depth at submit\n"
-	"  aioscope hist --reap --syscalls      # also reap latency and syscall batching\n"
-	"  aioscope hist --json -i 5            # JSON lines, one per group per interval\n";
+	"  aioscope hist --reap --syscalls      # also reap latency, syscall batches\n"
+	"  aioscope hist --json -i 5            # a JSON line per group per interval\n";
 
 static error_t hist_parse(int key, char *arg, struct argp_state *state)
 {

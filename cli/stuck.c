@@ -65,10 +65,10 @@ static const char doc[] =
 "    aioscope stuck --older-than 50    # pending > 50 ms\n"
 "    aioscope stuck --json             # one JSON object\n"
 "    aioscope stuck --watch -i 2       # every 2 s, any file, Ctrl-C to end\n"
-"    aioscope stuck --watch --stack    # with the submitting kernel and user stacks\n"
+"    aioscope stuck --watch --stack    # and the submitting stacks\n"
 "\n"
-"--stack: stacks are recorded at submit by the tracer, so only requests submitted\n"
-"after it attached (--watch) have them; the others say \"no stack\".\n";
+"--stack: stacks are recorded at submit by the tracer, so only requests\n"
+"submitted after it attached (--watch) have them; the others say \"no stack\".\n";
 
 enum { OPT_NO_TRACE = 256 };
 
