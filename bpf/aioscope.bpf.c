@@ -406,6 +406,30 @@ static __always_inline struct aios_slot *slot_of(__u64 id)
 }
 
 /*
+ * Claim @id's slot with one compare-and-swap: free, or held by a stale copy of the
+ * same request (then its req.id is still @id; a free slot's is 0). NULL when
+ * another pending request holds it.
+ */
+static __always_inline struct aios_slot *slot_claim(__u64 id)
+{
+	struct aios_slot *s = slot_of(id);
+	__u64 old;
+
+	if (!s)
+		return NULL;
+	old = __sync_val_compare_and_swap(&s->kiocb, 0, id);
+	return old == 0 || old == id ? s : NULL;
+}
+
+/* Free a slot its request @id holds: req.id first, so that a free slot's is 0. */
+static __always_inline void slot_release(struct aios_slot *s, __u64 id)
+{
+	s->req.id = 0;
+	/* only the holder releases its slot: the swap cannot fail */
+	__sync_val_compare_and_swap(&s->kiocb, id, 0);
+}
+
+/*
  * Entries of the inflight hash map (approximately: inserts minus deletes), so that a
  * submit that got its slot looks for a stale copy of itself in the map only when the
  * map holds anything at all.
@@ -447,19 +471,15 @@ static __always_inline int inflight_put(struct aios_key *key, struct aios_req *r
 	int err;
 
 	if (!mode_syscalls) {
-		struct aios_slot *s = slot_of(key->id);
+		struct aios_slot *s = slot_claim(key->id);
 
 		if (s) {
-			__u64 old = __sync_val_compare_and_swap(&s->kiocb, 0, key->id);
-
-			if (old == key->id && s->req.id == key->id)
+			if (s->req.id == key->id)
 				stale(&s->req);
-			if (old == 0 || old == key->id) {
-				s->req = *r;
-				if (nhash > 0)
-					hash_purge(key);
-				return 0;
-			}
+			s->req = *r;
+			if (nhash > 0)
+				hash_purge(key);
+			return 0;
 		}
 	}
 	err = bpf_map_update_elem(&inflight, key, r, BPF_NOEXIST);
@@ -497,9 +517,7 @@ static __always_inline bool inflight_take(struct aios_key *key, struct aios_req 
 
 		if (s && s->kiocb == key->id) {
 			*r = s->req;
-			s->req.id = 0;
-			/* only this completion owns the slot: the swap cannot fail */
-			__sync_val_compare_and_swap(&s->kiocb, key->id, 0);
+			slot_release(s, key->id);
 			return true;
 		}
 	}
@@ -515,12 +533,11 @@ static __always_inline bool inflight_take(struct aios_key *key, struct aios_req 
 /* ---- submit ---- */
 
 /*
- * Record a request at submit. @req has ts, id, ctx, obj, data, offset, len, op, api
- * filled by the caller; this fills the submitter and file, applies the filters and
- * inserts it into the in-flight table.
+ * Fill the submitter and the file of a request into @r and apply the filters that
+ * need them. Returns false when the request is filtered out.
  */
-static __always_inline void submit_req(struct aios_key *key, struct aios_req *r,
-				       struct file *f, __u64 pid_tgid, bool btf, bool file_later)
+static __always_inline bool submit_fill(struct aios_req *r, struct file *f, __u64 pid_tgid,
+					bool btf, bool file_later)
 {
 	r->pid = pid_tgid >> 32;
 	r->tid = (__u32)pid_tgid;
@@ -528,13 +545,26 @@ static __always_inline void submit_req(struct aios_key *key, struct aios_req *r,
 	if (f || !file_later) {
 		file_ids(f, &r->dev, &r->ino, btf);
 		if (!file_ok(r->dev, r->ino))
-			return;
+			return false;
 	}
 	if (want_comm || filter_comm) {
 		current_comm(r->comm);
 		if (!comm_ok(r->comm))
-			return;
+			return false;
 	}
+	return true;
+}
+
+/*
+ * Record a request at submit. @req has ts, id, ctx, obj, data, offset, len, op, api
+ * filled by the caller; this fills the submitter and file, applies the filters and
+ * inserts it into the in-flight table.
+ */
+static __always_inline void submit_req(struct aios_key *key, struct aios_req *r,
+				       struct file *f, __u64 pid_tgid, bool btf, bool file_later)
+{
+	if (!submit_fill(r, f, pid_tgid, btf, file_later))
+		return;
 	if (want_qd)
 		r->qd = qd_all(r, 1);
 	if (inflight_put(key, r)) {
@@ -579,18 +609,14 @@ static __always_inline int on_submit(void *ctx, struct kiocb *kiocb, const struc
 		 * hist by nothing or by op: the completion needs the submit time, the op
 		 * and the driver's flags, nothing else. Write just those into the slot.
 		 */
-		struct aios_slot *s = slot_of(id);
+		struct aios_slot *s = slot_claim(id);
 
 		if (s) {
-			__u64 old = __sync_val_compare_and_swap(&s->kiocb, 0, id);
-
-			if (old == 0 || old == id) {
-				s->req.ts = bpf_ktime_get_ns();
-				s->req.op = op;
-				s->req.flags = 0;
-				s->req.id = id;
-				return 0;
-			}
+			s->req.ts = bpf_ktime_get_ns();
+			s->req.op = op;
+			s->req.flags = 0;
+			s->req.id = id;
+			return 0;
 		}
 		/* slot taken by another request: the full path, into the hash map */
 	}
@@ -601,52 +627,38 @@ static __always_inline int on_submit(void *ctx, struct kiocb *kiocb, const struc
 		 * on the stack and copied there. Nothing else here reads the slot before
 		 * the completion (queue depth, which does, takes the long way).
 		 */
-		struct aios_slot *s = slot_of(id);
+		struct aios_slot *s = slot_claim(id);
 
 		if (s) {
-			__u64 old = __sync_val_compare_and_swap(&s->kiocb, 0, id);
+			struct aios_req *q = &s->req;
 
-			if (old == 0 || old == id) {
-				struct aios_req *q = &s->req;
-
-				q->ts = bpf_ktime_get_ns();
-				q->id = id;
-				if (want_ids) {
-					q->ctx = BPF_CORE_READ(ak, ki_ctx, user_id);
-					q->obj = BPF_CORE_READ(ak, ki_res.obj);
-					q->data = BPF_CORE_READ(ak, ki_res.data);
-				} else {
-					q->ctx = 0;
-					q->obj = 0;
-					q->data = 0;
-				}
-				q->offset = iocb->aio_offset;
-				q->len = iocb->aio_nbytes;
-				q->driver_ns = 0;
-				q->pid = pid_tgid >> 32;
-				q->tid = (__u32)pid_tgid;
-				q->qd = 0;
-				q->op = op;
-				q->api = AIOS_API_AIO;
-				q->flags = 0;
-				q->kstack = 0;
-				q->ustack = 0;
-				file_ids(kiocb->ki_filp, &q->dev, &q->ino, true);
-				if (!file_ok(q->dev, q->ino))
-					goto release;
-				if (want_comm || filter_comm) {
-					current_comm(q->comm);
-					if (!comm_ok(q->comm))
-						goto release;
-				}
-				if (nhash > 0)
-					hash_purge(&key);
-				return 0;
-release:
-				q->id = 0;
-				__sync_val_compare_and_swap(&s->kiocb, id, 0);
+			q->ts = bpf_ktime_get_ns();
+			q->id = id;
+			if (want_ids) {
+				q->ctx = BPF_CORE_READ(ak, ki_ctx, user_id);
+				q->obj = BPF_CORE_READ(ak, ki_res.obj);
+				q->data = BPF_CORE_READ(ak, ki_res.data);
+			} else {
+				q->ctx = 0;
+				q->obj = 0;
+				q->data = 0;
+			}
+			q->offset = iocb->aio_offset;
+			q->len = iocb->aio_nbytes;
+			q->driver_ns = 0;
+			q->qd = 0;
+			q->op = op;
+			q->api = AIOS_API_AIO;
+			q->flags = 0;
+			q->kstack = 0;
+			q->ustack = 0;
+			if (!submit_fill(q, kiocb->ki_filp, pid_tgid, true, false)) {
+				slot_release(s, id);
 				return 0;
 			}
+			if (nhash > 0)
+				hash_purge(&key);
+			return 0;
 		}
 		/* slot taken by another request: the hash map, below */
 	}
@@ -790,8 +802,7 @@ static __always_inline int on_complete(struct aio_kiocb *ak, bool btf, __u64 id,
 			__u64 ts = s->req.ts, dns = s->req.driver_ns, lat, g;
 			__u8 flags = s->req.flags, op = s->req.op;
 
-			s->req.id = 0;
-			__sync_val_compare_and_swap(&s->kiocb, id, 0);
+			slot_release(s, id);
 			now = bpf_ktime_get_ns();
 			lat = now - ts;
 			if (lat < min_lat_ns)
@@ -810,10 +821,10 @@ static __always_inline int on_complete(struct aio_kiocb *ak, bool btf, __u64 id,
 	 */
 	if (want_events && btf && !want_hist && !want_qd && !want_hist_reap && !mode_syscalls) {
 		struct aios_slot *s = slot_of(id);
-
 		__u32 state;
 
 		res = ak->ki_res.res;
+		/* not in its slot, or cancelled: the long way below */
 		state = s && s->kiocb == id ? state_of(res, s->req.flags) : AIOS_CANCELLED;
 		if (state != AIOS_CANCELLED) {
 			now = bpf_ktime_get_ns();
@@ -828,9 +839,7 @@ static __always_inline int on_complete(struct aio_kiocb *ak, bool btf, __u64 id,
 					bpf_ringbuf_submit(e, rb_flags());
 				}
 			}
-			s->req.id = 0;
-			/* only this completion owns the slot: the swap cannot fail */
-			__sync_val_compare_and_swap(&s->kiocb, id, 0);
+			slot_release(s, id);
 			return 0;
 		}
 	}
@@ -1458,7 +1467,6 @@ int raw_uring_complete(struct bpf_raw_tracepoint_args *ctx)
 	struct io_kiocb *req = (void *)ctx->args[1];
 	struct aios_key key = { .id = (__u64)req };
 	struct aios_req r;
-
 	bool qd_done = false;
 
 	/* not a request followed here (another opcode, a filtered submitter) */
