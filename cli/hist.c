@@ -85,10 +85,10 @@ static const struct argp_option hist_options[] = {
 
 static const char hist_doc[] =
 	"Histograms of request latency (submit -> complete) of libaio and io_uring\n"
-	"requests (--by qd: libaio only), aggregated in the kernel, with count, p50,\n"
-	"p90, p99, p99.9 and max. Buckets are 1/64 of a power of two wide, so each\n"
-	"percentile is within 1.6% above the exact value. --reap applies to libaio:\n"
-	"io_uring completions are read from the ring without a syscall.\n"
+	"requests, aggregated in the kernel, with count, p50, p90, p99, p99.9 and max.\n"
+	"Buckets are 1/64 of a power of two wide, so each percentile is within 1.6%\n"
+	"above the exact value. --reap applies to libaio: io_uring completions are\n"
+	"read from the ring without a syscall.\n"
 	"\v"
 	"Examples:\n"
 	"  aioscope hist                        # until Ctrl-C, then print\n"
