@@ -23,6 +23,7 @@
 #include "aioscope.h"
 #include "buckets.h"
 #include "aioscope.skel.h"
+#include "format.h"
 #include "tracer.h"
 
 _Static_assert(AIOS_HIST_SLOTS == AIO_HIST_BUCKETS, "histogram slots differ from buckets.h");
@@ -129,29 +130,15 @@ int tracer_group_parse(const char *s)
 
 const char *tracer_dev_str(uint32_t dev, char *buf, size_t len)
 {
-	/* "major:minor" by hand: snoop prints one per line */
+	/* "major:minor" without snprintf: snoop prints one per line */
 	char tmp[24];
-	uint32_t v = dev & 0xfffff;
-	int i = sizeof(tmp);
-	size_t n;
+	int n = aio_fmt_fixed(tmp, sizeof(tmp), dev >> 20, 1, 0);
 
-	tmp[--i] = '\0';
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	tmp[--i] = ':';
-	v = dev >> 20;
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	n = sizeof(tmp) - (size_t)i;	/* with the NUL */
+	tmp[n++] = ':';
+	aio_fmt_fixed(tmp + n, sizeof(tmp) - n, dev & 0xfffff, 1, 0);
 	if (len) {
-		if (n > len)
-			n = len;
-		memcpy(buf, tmp + i, n);
-		buf[n - 1] = '\0';
+		strncpy(buf, tmp, len - 1);
+		buf[len - 1] = '\0';
 	}
 	return buf;
 }
