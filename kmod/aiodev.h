@@ -18,6 +18,8 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
+#include "compat.h"
+
 /* Upper bound of latency_ns and jitter_ns: one hour. */
 #define AIODEV_MAX_DELAY_NS	(3600ULL * NSEC_PER_SEC)
 #define AIODEV_MAX_QUEUE_DEPTH	65536

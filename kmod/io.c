@@ -171,10 +171,8 @@ static u32 aiodev_kiocb_api(struct kiocb *kiocb)
 {
 	if (is_sync_kiocb(kiocb))
 		return AIODEV_API_SYNC;
-#ifdef IOCB_AIO_RW
-	if (kiocb->ki_flags & IOCB_AIO_RW)
+	if (aiodev_kiocb_aio_rw(kiocb))
 		return AIODEV_API_AIO;
-#endif
 	return aiodev_api_of_fn((unsigned long)kiocb->ki_complete);
 }
 
@@ -664,8 +662,8 @@ static ssize_t aiodev_rw_async(struct aiodev_dev *dev, struct kiocb *kiocb,
 		return ret;
 	}
 
-	hrtimer_init(&req->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	req->timer.function = aiodev_timer_fn;
+	hrtimer_setup(&req->timer, aiodev_timer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL);
 	INIT_WORK(&req->work, aiodev_work_fn);
 	INIT_WORK(&req->cancel_work, aiodev_cancel_work_fn);
 

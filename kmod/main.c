@@ -175,7 +175,8 @@ static int __init aiodev_init(void)
 		goto out_devs;
 	}
 
-	aiodev_wq = alloc_workqueue("aiodev", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	aiodev_wq = alloc_workqueue("aiodev",
+				    WQ_HIGHPRI | WQ_MEM_RECLAIM | WQ_PERCPU, 0);
 	if (!aiodev_wq) {
 		ret = -ENOMEM;
 		goto out_cache;
@@ -185,7 +186,7 @@ static int __init aiodev_init(void)
 	if (ret)
 		goto out_wq;
 
-	aiodev_class = class_create(THIS_MODULE, "aiodev");
+	aiodev_class = aiodev_class_create("aiodev");
 	if (IS_ERR(aiodev_class)) {
 		ret = PTR_ERR(aiodev_class);
 		goto out_chrdev;
