@@ -1,8 +1,8 @@
 # aioscope — top-level build.
 #
-#   make              build everything (kmod/aiodev.ko, the BPF objects, build/cli/aioscope,
-#                     the test programs)
-#   make deps         install Debian packages and fetch the VM's Debian kernel image
+#   make              build everything (build/kmod/RELEASE/aiodev.ko for each kernel of the
+#                     test matrix, the BPF objects, build/cli/aioscope, the test programs)
+#   make deps         install Debian packages and fetch the matrix's Debian kernels
 #   make test         deps if missing, build, run every test suite (ends "N passed, N failed")
 #   make test-debug   the same suites under a KASAN + lockdep kernel built from linux-source
 #   make stress       the stress suite alone, STRESS_SECONDS=N (default 300)
@@ -10,10 +10,10 @@
 #   make demo         the dashboard on a live workload, in the test VM
 #   make clean
 #
-# KDIR=<kernel build tree> builds aiodev.ko against another kernel; V=1 shows commands.
-
-# kmod/Makefile picks the default KDIR (the running kernel's build tree, else the newest
-# Debian linux-headers-*-amd64), after deps may have installed it.
+# KERNELS="6.1 6.12 newest" (the default) chooses the kernels of the matrix that make
+# builds for and make test runs on (docs/kernels.md).
+# KDIR=<kernel build tree> builds kmod/aiodev.ko for that one kernel instead (your own
+# running kernel, typically); V=1 shows commands.
 KDIR_ARG := $(if $(KDIR),KDIR=$(KDIR))
 
 # Subdirectories with a Makefile are built; others do not exist yet.
@@ -25,7 +25,7 @@ STRESS_SECONDS ?= 300
 all: kmod cli tests
 
 kmod: deps-if-missing
-	$(MAKE) -C kmod $(KDIR_ARG)
+	$(if $(KDIR),$(MAKE) -C kmod $(KDIR_ARG),scripts/build-kmod)
 
 cli: deps-if-missing
 	$(if $(wildcard cli/Makefile),$(MAKE) -C cli,@true)
@@ -58,5 +58,5 @@ demo: all
 	tests/vm/run --timeout 0 -- tests/demo/guest
 
 clean:
-	$(MAKE) -C kmod $(KDIR_ARG) clean
+	$(if $(KDIR),$(MAKE) -C kmod $(KDIR_ARG) clean,rm -f kmod/*.o kmod/*.ko kmod/*.mod kmod/*.mod.c kmod/.*.cmd kmod/modules.order kmod/Module.symvers)
 	rm -rf build
