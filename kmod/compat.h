@@ -15,8 +15,13 @@
 #include <linux/version.h>
 #include <linux/workqueue.h>
 
+/* True on kernels older than maj.min (the stable sublevel does not matter here). */
+#define AIODEV_BEFORE(maj, min)						\
+	(LINUX_VERSION_MAJOR < (maj) ||					\
+	 (LINUX_VERSION_MAJOR == (maj) && LINUX_VERSION_PATCHLEVEL < (min)))
+
 /* 6.4: class_create() lost its owner argument (the class core owns it). */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
+#if AIODEV_BEFORE(6, 4)
 #define aiodev_class_create(name)	class_create(THIS_MODULE, name)
 #else
 #define aiodev_class_create(name)	class_create(name)
@@ -26,7 +31,7 @@
  * 6.13: hrtimer_setup() initialises a timer and sets its callback in one
  * call; 6.15 removed hrtimer_init() and the separate ->function store.
  */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#if AIODEV_BEFORE(6, 13)
 static inline void
 hrtimer_setup(struct hrtimer *timer,
 	      enum hrtimer_restart (*function)(struct hrtimer *),
@@ -53,7 +58,7 @@ hrtimer_setup(struct hrtimer *timer,
  * 6.17: WQ_PERCPU names the per-CPU workqueues (the old default, which is
  * to become WQ_UNBOUND); newer kernels warn when neither flag is given.
  */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 17, 0)
+#if AIODEV_BEFORE(6, 17)
 #define WQ_PERCPU	0
 #endif
 
