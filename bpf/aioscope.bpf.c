@@ -784,11 +784,29 @@ static __always_inline void finish(struct aios_req *r, __u64 now, __s64 res, boo
 }
 
 /*
+ * The twin completion hook (fentry mode). The kernel skips a program that is already
+ * active on the CPU, so a completion in an interrupt (aiodev's hrtimer completing a
+ * whole batch) that arrives while a process-context completion runs that program is
+ * lost. fentry mode therefore hooks aio_complete_rw and also aio_complete, which it
+ * calls: whichever of the two is not the interrupted one takes the record. With
+ * @twin (aio_complete behind aio_complete_rw), finding no record is the normal case,
+ * and finding one for a read or write means aio_complete_rw's run was skipped: a
+ * rescue, counted, which user space subtracts from that program's misses.
+ */
+const volatile bool complete_twin = false;
+
+static __always_inline void twin_took(bool twin, __u8 op)
+{
+	if (twin && op != AIOS_OP_FSYNC && op != AIOS_OP_FDSYNC)
+		drop(AIOS_CNT_RESCUED);
+}
+
+/*
  * @rw: called from aio_complete_rw (see fentry_aio_complete_rw) with the result in
- * @rw_res, before it is stored in the aio_kiocb.
+ * @rw_res, before it is stored in the aio_kiocb. @twin: see complete_twin.
  */
 static __always_inline int on_complete(struct aio_kiocb *ak, bool btf, __u64 id, bool rw,
-				       __s64 rw_res)
+				       __s64 rw_res, bool twin)
 {
 	struct aios_key key = { .id = id };
 	struct aios_req r;
@@ -803,6 +821,7 @@ static __always_inline int on_complete(struct aio_kiocb *ak, bool btf, __u64 id,
 			__u8 flags = s->req.flags, op = s->req.op;
 
 			slot_release(s, id);
+			twin_took(twin, op);
 			now = bpf_ktime_get_ns();
 			lat = now - ts;
 			if (lat < min_lat_ns)
@@ -839,14 +858,17 @@ static __always_inline int on_complete(struct aio_kiocb *ak, bool btf, __u64 id,
 					bpf_ringbuf_submit(e, rb_flags());
 				}
 			}
+			twin_took(twin, s->req.op);
 			slot_release(s, id);
 			return 0;
 		}
 	}
 	if (!inflight_take(&key, &r)) {
-		drop(AIOS_DROP_UNMATCHED);
+		if (!twin)
+			drop(AIOS_DROP_UNMATCHED);
 		return 0;
 	}
+	twin_took(twin, r.op);
 	now = bpf_ktime_get_ns();
 	if (btf) {
 		r.ctx = ak->ki_ctx->user_id;
@@ -1013,6 +1035,34 @@ static __always_inline void on_reap(__u64 ctx, __u64 events_ptr, long ret)
  * The kiocb address as a number (the verifier forbids hashing a BTF pointer);
  * bpf_get_func_arg is inlined by the verifier.
  */
+/*
+ * fentry/fexit programs run with migration disabled but preemption enabled, and the
+ * kernel skips a program (a recursion miss) while that same program is active on
+ * the CPU. On a preemptible kernel (7.x boots "lazy" by default) a task preempted
+ * inside a program makes it skip for every other task of its CPU until it runs again:
+ * whole bursts of requests went missing that way. The programs hold off preemption
+ * for their few hundred nanoseconds where the kernel allows it (6.10+; 6.1's default,
+ * voluntary preemption, never preempts them).
+ */
+#ifndef bpf_ksym_exists	/* libbpf 1.2; Debian 12 has 1.1, which resolves weak kfuncs */
+#define bpf_ksym_exists(sym) (!!(sym))
+#endif
+
+extern void bpf_preempt_disable(void) __weak __ksym;
+extern void bpf_preempt_enable(void) __weak __ksym;
+
+static __always_inline void hold_cpu(void)
+{
+	if (bpf_ksym_exists(bpf_preempt_disable))
+		bpf_preempt_disable();
+}
+
+static __always_inline void release_cpu(void)
+{
+	if (bpf_ksym_exists(bpf_preempt_enable))
+		bpf_preempt_enable();
+}
+
 static __always_inline __u64 arg0(void *ctx)
 {
 	__u64 v = 0;
@@ -1024,21 +1074,36 @@ static __always_inline __u64 arg0(void *ctx)
 SEC("?fentry/aio_read")
 int BPF_PROG(fentry_aio_read, struct kiocb *req, const struct iocb *iocb)
 {
-	return on_submit(ctx, req, iocb, AIOS_OP_READ, true, arg0(ctx));
+	int ret;
+
+	hold_cpu();
+	ret = on_submit(ctx, req, iocb, AIOS_OP_READ, true, arg0(ctx));
+	release_cpu();
+	return ret;
 }
 
 SEC("?fentry/aio_write")
 int BPF_PROG(fentry_aio_write, struct kiocb *req, const struct iocb *iocb)
 {
-	return on_submit(ctx, req, iocb, AIOS_OP_WRITE, true, arg0(ctx));
+	int ret;
+
+	hold_cpu();
+	ret = on_submit(ctx, req, iocb, AIOS_OP_WRITE, true, arg0(ctx));
+	release_cpu();
+	return ret;
 }
 
 SEC("?fentry/aio_fsync")
 int BPF_PROG(fentry_aio_fsync, struct fsync_iocb *req, const struct iocb *iocb, bool datasync)
 {
+	int ret;
+
 	/* fsync_iocb is another member of the same union: not a BTF kiocb */
-	return on_submit(ctx, (struct kiocb *)req, iocb,
-			 datasync ? AIOS_OP_FDSYNC : AIOS_OP_FSYNC, false, arg0(ctx));
+	hold_cpu();
+	ret = on_submit(ctx, (struct kiocb *)req, iocb,
+			datasync ? AIOS_OP_FDSYNC : AIOS_OP_FSYNC, false, arg0(ctx));
+	release_cpu();
+	return ret;
 }
 
 /* bpf_get_func_ret: the same program for all three, whatever their arguments */
@@ -1048,7 +1113,9 @@ int BPF_PROG(fexit_aio_read)
 	__u64 ret = 0;
 
 	bpf_get_func_ret(ctx, &ret);
+	hold_cpu();
 	on_submit_ret(arg0(ctx), (int)ret);
+	release_cpu();
 	return 0;
 }
 
@@ -1058,7 +1125,9 @@ int BPF_PROG(fexit_aio_write)
 	__u64 ret = 0;
 
 	bpf_get_func_ret(ctx, &ret);
+	hold_cpu();
 	on_submit_ret(arg0(ctx), (int)ret);
+	release_cpu();
 	return 0;
 }
 
@@ -1068,14 +1137,19 @@ int BPF_PROG(fexit_aio_fsync)
 	__u64 ret = 0;
 
 	bpf_get_func_ret(ctx, &ret);
+	hold_cpu();
 	on_submit_ret(arg0(ctx), (int)ret);
+	release_cpu();
 	return 0;
 }
 
 SEC("?fentry/aio_complete")
 int BPF_PROG(fentry_aio_complete, struct aio_kiocb *iocb)
 {
-	return on_complete(iocb, true, arg0(ctx), false, 0);
+	hold_cpu();
+	on_complete(iocb, true, arg0(ctx), false, 0, complete_twin);
+	release_cpu();
+	return 0;
 }
 
 /*
@@ -1089,7 +1163,10 @@ int BPF_PROG(fentry_aio_complete, struct aio_kiocb *iocb)
 SEC("?fentry/aio_complete_rw")
 int BPF_PROG(fentry_aio_complete_rw, struct kiocb *kiocb, long res)
 {
-	return on_complete((struct aio_kiocb *)kiocb, false, arg0(ctx), true, res);
+	hold_cpu();
+	on_complete((struct aio_kiocb *)kiocb, false, arg0(ctx), true, res, false);
+	release_cpu();
+	return 0;
 }
 
 SEC("?fexit/do_io_getevents")
@@ -1100,7 +1177,9 @@ int BPF_PROG(fexit_do_io_getevents, aio_context_t ctx_id, long min_nr, long nr,
 		return 0;
 	if ((targ_tgid || filter_cg) && !task_ok(bpf_get_current_pid_tgid() >> 32))
 		return 0;
+	hold_cpu();
 	on_reap(ctx_id, (__u64)events, ret);
+	release_cpu();
 	return 0;
 }
 
@@ -1163,6 +1242,33 @@ static __always_inline int kretprobe_submit(long ret)
 	return 0;
 }
 
+/*
+ * fentry mode's submit hooks where the kernel has kprobe.multi (fprobe, on ftrace):
+ * its handlers run with preemption disabled until the program's guard is released, so
+ * a task preempted inside a submit program can never make another task's submission
+ * skip it, as a preempted fentry program does on a preemptible kernel (7.x's lazy
+ * preemption). Submits run in process context only: the per-CPU guard it shares with
+ * the other kprobe programs is never held underneath them.
+ */
+SEC("?kprobe.multi/aio_read")
+int BPF_KPROBE(kmulti_aio_read, struct kiocb *req, const struct iocb *iocb)
+{
+	return on_submit(ctx, req, iocb, AIOS_OP_READ, false, (__u64)req);
+}
+
+SEC("?kprobe.multi/aio_write")
+int BPF_KPROBE(kmulti_aio_write, struct kiocb *req, const struct iocb *iocb)
+{
+	return on_submit(ctx, req, iocb, AIOS_OP_WRITE, false, (__u64)req);
+}
+
+SEC("?kprobe.multi/aio_fsync")
+int BPF_KPROBE(kmulti_aio_fsync, struct fsync_iocb *req, const struct iocb *iocb, bool datasync)
+{
+	return on_submit(ctx, (struct kiocb *)req, iocb,
+			 datasync ? AIOS_OP_FDSYNC : AIOS_OP_FSYNC, false, (__u64)req);
+}
+
 SEC("?kprobe/aio_read")
 int BPF_KPROBE(kprobe_aio_read, struct kiocb *req, const struct iocb *iocb)
 {
@@ -1203,13 +1309,13 @@ int BPF_KRETPROBE(kretprobe_aio_fsync, int ret)
 SEC("?kprobe/aio_complete")
 int BPF_KPROBE(kprobe_aio_complete, struct aio_kiocb *iocb)
 {
-	return on_complete(iocb, false, (__u64)iocb, false, 0);
+	return on_complete(iocb, false, (__u64)iocb, false, 0, false);
 }
 
 SEC("?kprobe/aio_complete_rw")
 int BPF_KPROBE(kprobe_aio_complete_rw, struct kiocb *kiocb, long res)
 {
-	return on_complete((struct aio_kiocb *)kiocb, false, (__u64)kiocb, true, res);
+	return on_complete((struct aio_kiocb *)kiocb, false, (__u64)kiocb, true, res, false);
 }
 
 /* ---- syscall tracepoints: reap (kprobe and syscalls modes), batching, submit ---- */

@@ -173,6 +173,7 @@ enum aios_drop {
 	AIOS_DROP_UNMATCHED,	/* completion without a submit record */
 	AIOS_DROP_REAP_UNMATCHED, /* reap without a completion record (kernel join) */
 	AIOS_DROP_STACK,	/* submit stack not recorded: stacks map full or collision */
+	AIOS_CNT_RESCUED,	/* not a drop: completions the twin hook took (see bpf) */
 	AIOS_DROP_NR,
 };
 

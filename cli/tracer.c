@@ -48,6 +48,7 @@ struct tracer {
 	bool driver;
 	const char *uring_tp;		/* io_uring's submit tracepoint, NULL: none */
 	bool complete_rw;		/* aio_complete inlined: hook aio_complete_rw */
+	bool kmulti;			/* fentry mode submits through kprobe.multi */
 	bool uring;			/* io_uring requests are traced */
 	int cgroup_fd;
 	int ncpus;
@@ -164,9 +165,24 @@ bool tracer_has_uring(const struct tracer *t)
 
 static const char *complete_hook(const struct tracer *t)
 {
-	return t->mode == TRACER_MODE_SYSCALLS ? "none" :
-	       t->complete_rw ? "aio_complete_rw (aio_complete is inlined: fsync not traced)" :
+	if (t->mode == TRACER_MODE_SYSCALLS)
+		return "none";
+	if (t->complete_rw)
+		return "aio_complete_rw (aio_complete is inlined: fsync not traced)";
+	return t->mode == TRACER_MODE_FENTRY ? "aio_complete_rw + aio_complete (twins)" :
 	       "aio_complete";
+}
+
+static const char *submit_hooks(const struct tracer *t)
+{
+	switch (t->mode) {
+	case TRACER_MODE_FENTRY:
+		return t->kmulti ? "kprobe.multi (preemption-safe)" : "fentry";
+	case TRACER_MODE_KPROBE:
+		return "kprobe";
+	default:
+		return "io_submit tracepoint";
+	}
 }
 
 void tracer_describe(const struct tracer *t, FILE *f)
@@ -174,7 +190,8 @@ void tracer_describe(const struct tracer *t, FILE *f)
 	fprintf(f, "aioscope: attach mode %s, aiodev tracepoints %s, io_uring %s\n",
 		tracer_mode_name(t), t->driver ? "attached" : "absent",
 		t->uring ? "traced" : "not traced");
-	fprintf(f, "aioscope: completion hook %s\n", complete_hook(t));
+	fprintf(f, "aioscope: submit hooks %s, completion hook %s\n", submit_hooks(t),
+		complete_hook(t));
 }
 
 /*
@@ -278,6 +295,7 @@ static int attach_ordered(struct aioscope_bpf *s, const char *uring_tp)
 		P(tp_enter_pgetevents), P(tp_exit_pgetevents), P(fexit_io_cancel),
 		P(tp_exit_submit), P(tp_enter_submit),
 		P(fentry_aio_read), P(fentry_aio_write), P(fentry_aio_fsync),
+		P(kmulti_aio_read), P(kmulti_aio_write), P(kmulti_aio_fsync),
 		P(kprobe_aio_read), P(kprobe_aio_write), P(kprobe_aio_fsync),
 		P(raw_uring_submit),
 #undef P
@@ -314,6 +332,7 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	struct aioscope_bpf *s;
 	bool fentry = mode == TRACER_MODE_FENTRY, kprobe = mode == TRACER_MODE_KPROBE;
 	bool sysc = mode == TRACER_MODE_SYSCALLS;
+	bool kmulti = t->kmulti;
 	bool submit_tp = sysc || o->hist_syscalls;
 	bool reap_tp = sysc || reap == REAP_TP;
 	bool submit_ret;
@@ -388,11 +407,16 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 		bpf_map__set_max_entries(s->maps.hists, 1);
 	}
 
-	set_autoload(s->progs.fentry_aio_read, fentry);
-	set_autoload(s->progs.fentry_aio_write, fentry);
-	set_autoload(s->progs.fentry_aio_fsync, fentry && !t->complete_rw);
+	set_autoload(s->progs.fentry_aio_read, fentry && !kmulti);
+	set_autoload(s->progs.fentry_aio_write, fentry && !kmulti);
+	set_autoload(s->progs.fentry_aio_fsync, fentry && !kmulti && !t->complete_rw);
+	set_autoload(s->progs.kmulti_aio_read, fentry && kmulti);
+	set_autoload(s->progs.kmulti_aio_write, fentry && kmulti);
+	set_autoload(s->progs.kmulti_aio_fsync, fentry && kmulti && !t->complete_rw);
 	set_autoload(s->progs.fentry_aio_complete, fentry && !t->complete_rw);
-	set_autoload(s->progs.fentry_aio_complete_rw, fentry && t->complete_rw);
+	/* both when aio_complete exists: twins, see complete_twin in the BPF */
+	s->rodata->complete_twin = fentry && !t->complete_rw;
+	set_autoload(s->progs.fentry_aio_complete_rw, fentry);
 	set_autoload(s->progs.fexit_do_io_getevents, fentry && reap == REAP_FEXIT);
 	/*
 	 * A submit that fails before reaching the file (-EBADF, -EFAULT, ...) never
@@ -533,8 +557,15 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 	rc = -ENOTSUP;
 	if (opts->mode == TRACER_MODE_AUTO || opts->mode == TRACER_MODE_FENTRY) {
 		t->mode = TRACER_MODE_FENTRY;
+		t->kmulti = true;
 		rc = try_mode(t, TRACER_MODE_FENTRY, need_reap ? REAP_FEXIT : REAP_NONE, true,
 			      fdev, ffile, fino);
+		if (rc) {
+			/* a kernel without kprobe.multi (CONFIG_FPROBE): fentry submits */
+			t->kmulti = false;
+			rc = try_mode(t, TRACER_MODE_FENTRY, need_reap ? REAP_FEXIT : REAP_NONE,
+				      true, fdev, ffile, fino);
+		}
 		if (rc && need_reap)
 			rc = try_mode(t, TRACER_MODE_FENTRY, REAP_TP, true, fdev, ffile, fino);
 		if (rc) {
@@ -1104,13 +1135,27 @@ int tracer_drops(struct tracer *t, struct tracer_drops *d)
 		case AIOS_DROP_UNMATCHED: d->unmatched_complete = s; break;
 		case AIOS_DROP_REAP_UNMATCHED: d->unmatched_reap = s; break;
 		case AIOS_DROP_STACK: d->stack_lost = s; break;
+		case AIOS_CNT_RESCUED: d->rescued = s; break;
 		}
 	}
 	free(vals);
 	d->unmatched_reap += t->unmatched_reap;
 	d->join_lost = t->join_lost;
-	bpf_object__for_each_program(p, t->skel->obj)
-		if (bpf_program__autoload(p))
-			d->prog_misses += prog_misses(p);
+	bpf_object__for_each_program(p, t->skel->obj) {
+		uint64_t m;
+
+		if (!bpf_program__autoload(p))
+			continue;
+		m = prog_misses(p);
+		if (t->skel->rodata->complete_twin) {
+			/* a skipped aio_complete_rw run that its twin took is no loss; the
+			 * twin's own skips follow a run of aio_complete_rw that took it */
+			if (p == t->skel->progs.fentry_aio_complete)
+				continue;
+			if (p == t->skel->progs.fentry_aio_complete_rw)
+				m = m > d->rescued ? m - d->rescued : 0;
+		}
+		d->prog_misses += m;
+	}
 	return 0;
 }

@@ -167,6 +167,8 @@ struct tracer_drops {
 	uint64_t prog_misses;		/* BPF program runs skipped by the kernel
 					 * (recursion: a completion interrupting one) */
 	uint64_t stack_lost;		/* opts.stacks: submit stacks not recorded */
+	uint64_t rescued;		/* completions the twin hook took after the first
+					 * one's run was skipped (not lost) */
 };
 
 /* Cumulative histogram of one (kind, group); buckets as in bpf/buckets.h. */

@@ -643,7 +643,12 @@ static ssize_t aiodev_rw_async(struct aiodev_dev *dev, struct kiocb *kiocb,
 	ret = aiodev_admit(dev, req, nowait);
 	if (ret) {
 		kmem_cache_free(aiodev_req_cache, req);
-		return ret;
+		/*
+		 * An asynchronous request cannot be restarted: aio and 6.1's
+		 * io_uring turn -ERESTARTSYS into -EINTR, but 6.12's io-wq
+		 * path puts it in the CQE as is (-512).
+		 */
+		return ret == -ERESTARTSYS ? -EINTR : ret;
 	}
 	aiodev_trace_submit(req);
 
