@@ -279,6 +279,19 @@ enum reap_via { REAP_NONE, REAP_FEXIT, REAP_TP };
  * pending (and in the queue depth) for good. Completions of requests submitted
  * before the submit hooks are merely "not seen submitted".
  */
+/*
+ * A kprobe.multi program by its one function name: the kernel looks the name up.
+ * (Given as a pattern, libbpf would read all of /proc/kallsyms for each program,
+ * seconds under emulation.)
+ */
+static struct bpf_link *attach_kmulti(struct bpf_program *p)
+{
+	const char *sym = bpf_program__section_name(p) + strlen("kprobe.multi/");
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .syms = &sym, .cnt = 1);
+
+	return bpf_program__attach_kprobe_multi_opts(p, NULL, &opts);
+}
+
 static int attach_ordered(struct aioscope_bpf *s, const char *uring_tp)
 {
 	struct {
@@ -308,6 +321,8 @@ static int attach_ordered(struct aioscope_bpf *s, const char *uring_tp)
 			continue;
 		if (order[i].prog == s->progs.raw_uring_submit)	/* its name varies */
 			l = bpf_program__attach_raw_tracepoint(order[i].prog, uring_tp);
+		else if (!strncmp(bpf_program__section_name(order[i].prog), "kprobe.multi/", 13))
+			l = attach_kmulti(order[i].prog);
 		else
 			l = bpf_program__attach(order[i].prog);
 		if (!l)
