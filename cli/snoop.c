@@ -419,6 +419,7 @@ static void summary(struct snoop_env *env, struct tracer *t)
 		aio_json_u64_field(j, "unmatched_complete", d.unmatched_complete);
 		aio_json_u64_field(j, "unmatched_reap", d.unmatched_reap);
 		aio_json_u64_field(j, "rescued", d.rescued);
+		aio_json_u64_field(j, "twin_skips", d.twin_skips);
 		aio_json_end_object(j);
 		aio_json_end_object(j);
 	}

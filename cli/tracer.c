@@ -48,7 +48,6 @@ struct tracer {
 	bool driver;
 	const char *uring_tp;		/* io_uring's submit tracepoint, NULL: none */
 	bool complete_rw;		/* aio_complete inlined: hook aio_complete_rw */
-	bool kmulti;			/* fentry mode submits through kprobe.multi */
 	bool uring;			/* io_uring requests are traced */
 	int cgroup_fd;
 	int ncpus;
@@ -177,7 +176,7 @@ static const char *submit_hooks(const struct tracer *t)
 {
 	switch (t->mode) {
 	case TRACER_MODE_FENTRY:
-		return t->kmulti ? "kprobe.multi (preemption-safe)" : "fentry";
+		return "fentry (twins)";
 	case TRACER_MODE_KPROBE:
 		return "kprobe";
 	default:
@@ -279,19 +278,6 @@ enum reap_via { REAP_NONE, REAP_FEXIT, REAP_TP };
  * pending (and in the queue depth) for good. Completions of requests submitted
  * before the submit hooks are merely "not seen submitted".
  */
-/*
- * A kprobe.multi program by its one function name: the kernel looks the name up.
- * (Given as a pattern, libbpf would read all of /proc/kallsyms for each program,
- * seconds under emulation.)
- */
-static struct bpf_link *attach_kmulti(struct bpf_program *p)
-{
-	const char *sym = bpf_program__section_name(p) + strlen("kprobe.multi/");
-	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .syms = &sym, .cnt = 1);
-
-	return bpf_program__attach_kprobe_multi_opts(p, NULL, &opts);
-}
-
 static int attach_ordered(struct aioscope_bpf *s, const char *uring_tp)
 {
 	struct {
@@ -304,11 +290,12 @@ static int attach_ordered(struct aioscope_bpf *s, const char *uring_tp)
 		P(raw_aiodev_complete), P(raw_aiodev_cancel),
 		P(fexit_aio_read), P(fexit_aio_write), P(fexit_aio_fsync),
 		P(kretprobe_aio_read), P(kretprobe_aio_write), P(kretprobe_aio_fsync),
-		P(fexit_do_io_getevents), P(tp_enter_getevents), P(tp_exit_getevents),
+		P(fexit_do_io_getevents), P(fexit_do_io_getevents_twin),
+		P(tp_enter_getevents), P(tp_exit_getevents),
 		P(tp_enter_pgetevents), P(tp_exit_pgetevents), P(fexit_io_cancel),
 		P(tp_exit_submit), P(tp_enter_submit),
 		P(fentry_aio_read), P(fentry_aio_write), P(fentry_aio_fsync),
-		P(kmulti_aio_read), P(kmulti_aio_write), P(kmulti_aio_fsync),
+		P(fentry_aio_read_twin), P(fentry_aio_write_twin), P(fentry_aio_fsync_twin),
 		P(kprobe_aio_read), P(kprobe_aio_write), P(kprobe_aio_fsync),
 		P(raw_uring_submit),
 #undef P
@@ -321,8 +308,6 @@ static int attach_ordered(struct aioscope_bpf *s, const char *uring_tp)
 			continue;
 		if (order[i].prog == s->progs.raw_uring_submit)	/* its name varies */
 			l = bpf_program__attach_raw_tracepoint(order[i].prog, uring_tp);
-		else if (!strncmp(bpf_program__section_name(order[i].prog), "kprobe.multi/", 13))
-			l = attach_kmulti(order[i].prog);
 		else
 			l = bpf_program__attach(order[i].prog);
 		if (!l)
@@ -347,7 +332,6 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	struct aioscope_bpf *s;
 	bool fentry = mode == TRACER_MODE_FENTRY, kprobe = mode == TRACER_MODE_KPROBE;
 	bool sysc = mode == TRACER_MODE_SYSCALLS;
-	bool kmulti = t->kmulti;
 	bool submit_tp = sysc || o->hist_syscalls;
 	bool reap_tp = sysc || reap == REAP_TP;
 	bool submit_ret;
@@ -422,17 +406,19 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 		bpf_map__set_max_entries(s->maps.hists, 1);
 	}
 
-	set_autoload(s->progs.fentry_aio_read, fentry && !kmulti);
-	set_autoload(s->progs.fentry_aio_write, fentry && !kmulti);
-	set_autoload(s->progs.fentry_aio_fsync, fentry && !kmulti && !t->complete_rw);
-	set_autoload(s->progs.kmulti_aio_read, fentry && kmulti);
-	set_autoload(s->progs.kmulti_aio_write, fentry && kmulti);
-	set_autoload(s->progs.kmulti_aio_fsync, fentry && kmulti && !t->complete_rw);
+	/* each with its twin: see SUBMIT_TWINS in the BPF */
+	set_autoload(s->progs.fentry_aio_read, fentry);
+	set_autoload(s->progs.fentry_aio_write, fentry);
+	set_autoload(s->progs.fentry_aio_fsync, fentry && !t->complete_rw);
+	set_autoload(s->progs.fentry_aio_read_twin, fentry);
+	set_autoload(s->progs.fentry_aio_write_twin, fentry);
+	set_autoload(s->progs.fentry_aio_fsync_twin, fentry && !t->complete_rw);
 	set_autoload(s->progs.fentry_aio_complete, fentry && !t->complete_rw);
 	/* both when aio_complete exists: twins, see complete_twin in the BPF */
 	s->rodata->complete_twin = fentry && !t->complete_rw;
 	set_autoload(s->progs.fentry_aio_complete_rw, fentry);
 	set_autoload(s->progs.fexit_do_io_getevents, fentry && reap == REAP_FEXIT);
+	set_autoload(s->progs.fexit_do_io_getevents_twin, fentry && reap == REAP_FEXIT);
 	/*
 	 * A submit that fails before reaching the file (-EBADF, -EFAULT, ...) never
 	 * completes: it must be forgotten at its return only when pending requests are
@@ -572,15 +558,8 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 	rc = -ENOTSUP;
 	if (opts->mode == TRACER_MODE_AUTO || opts->mode == TRACER_MODE_FENTRY) {
 		t->mode = TRACER_MODE_FENTRY;
-		t->kmulti = true;
 		rc = try_mode(t, TRACER_MODE_FENTRY, need_reap ? REAP_FEXIT : REAP_NONE, true,
 			      fdev, ffile, fino);
-		if (rc) {
-			/* a kernel without kprobe.multi (CONFIG_FPROBE): fentry submits */
-			t->kmulti = false;
-			rc = try_mode(t, TRACER_MODE_FENTRY, need_reap ? REAP_FEXIT : REAP_NONE,
-				      true, fdev, ffile, fino);
-		}
 		if (rc && need_reap)
 			rc = try_mode(t, TRACER_MODE_FENTRY, REAP_TP, true, fdev, ffile, fino);
 		if (rc) {
@@ -1124,6 +1103,30 @@ static uint64_t prog_misses(struct bpf_program *p)
 	return info.recursion_misses;
 }
 
+/*
+ * The second program of a submit or reap pair (SUBMIT_TWINS in the BPF), or NULL.
+ * A call is lost only if both skipped it, so a pair loses at most the smaller of
+ * their skip counts: that bound is what the pair adds to the misses.
+ */
+static struct bpf_program *twin_of(const struct aioscope_bpf *s, const struct bpf_program *p)
+{
+	if (p == s->progs.fentry_aio_read)
+		return s->progs.fentry_aio_read_twin;
+	if (p == s->progs.fentry_aio_write)
+		return s->progs.fentry_aio_write_twin;
+	if (p == s->progs.fentry_aio_fsync)
+		return s->progs.fentry_aio_fsync_twin;
+	if (p == s->progs.fexit_do_io_getevents)
+		return s->progs.fexit_do_io_getevents_twin;
+	return NULL;
+}
+
+static bool is_second_twin(const struct aioscope_bpf *s, const struct bpf_program *p)
+{
+	return p == s->progs.fentry_aio_read_twin || p == s->progs.fentry_aio_write_twin ||
+	       p == s->progs.fentry_aio_fsync_twin || p == s->progs.fexit_do_io_getevents_twin;
+}
+
 int tracer_drops(struct tracer *t, struct tracer_drops *d)
 {
 	int fd = bpf_map__fd(t->skel->maps.drops);
@@ -1161,7 +1164,17 @@ int tracer_drops(struct tracer *t, struct tracer_drops *d)
 
 		if (!bpf_program__autoload(p))
 			continue;
+		if (is_second_twin(t->skel, p))
+			continue;	/* counted with its first */
 		m = prog_misses(p);
+		if (twin_of(t->skel, p)) {
+			uint64_t m2 = prog_misses(twin_of(t->skel, p));
+			uint64_t both = m < m2 ? m : m2;
+
+			d->twin_skips += m + m2 - 2 * both;
+			d->prog_misses += both;
+			continue;
+		}
 		if (t->skel->rodata->complete_twin) {
 			/* a skipped aio_complete_rw run that its twin took is no loss; the
 			 * twin's own skips follow a run of aio_complete_rw that took it */

@@ -169,6 +169,9 @@ struct tracer_drops {
 	uint64_t stack_lost;		/* opts.stacks: submit stacks not recorded */
 	uint64_t rescued;		/* completions the twin hook took after the first
 					 * one's run was skipped (not lost) */
+	uint64_t twin_skips;		/* skipped runs of a submit/reap twin that the
+					 * other program took (not lost; prog_misses
+					 * holds the bound on calls both skipped) */
 };
 
 /* Cumulative histogram of one (kind, group); buckets as in bpf/buckets.h. */
