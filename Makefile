@@ -8,6 +8,10 @@
 #   make stress       the stress suite alone, STRESS_SECONDS=N (default 300)
 #   make bench        benchmarks (one VM boot), printing ratios
 #   make demo         the dashboard on a live workload, in the test VM
+#   make man          the man pages (build/man/, from man/*.scd with scdoc)
+#   make install      the CLI, man pages, bash completion, docs and the module source for
+#                     DKMS under $(DESTDIR)$(PREFIX) (PREFIX=/usr/local); make uninstall
+#   make deb          Debian packages into build/deb/ (docs/install.md)
 #   make clean
 #
 # KERNELS="6.1 6.12 newest" (the default) chooses the kernels of the matrix that make
@@ -20,9 +24,13 @@ KDIR_ARG := $(if $(KDIR),KDIR=$(KDIR))
 TEST_DIRS := $(patsubst %/Makefile,%,$(wildcard tests/*/Makefile))
 STRESS_SECONDS ?= 300
 
-.PHONY: all kmod cli tests deps deps-if-missing test test-debug stress bench demo clean
+.PHONY: all kmod cli tests deps deps-if-missing test test-debug stress bench demo clean \
+	man install uninstall deb
 
-all: kmod cli tests
+# One version for the CLI, the module, the man pages and the packages.
+VERSION := $(shell cat VERSION)
+
+all: kmod cli tests man
 
 kmod: deps-if-missing
 	$(if $(KDIR),$(MAKE) -C kmod $(KDIR_ARG),scripts/build-kmod)
@@ -56,6 +64,8 @@ bench: all
 
 demo: all
 	tests/vm/run --timeout 0 -- tests/demo/guest
+
+include install.mk
 
 clean:
 	$(if $(KDIR),$(MAKE) -C kmod $(KDIR_ARG) clean,rm -f kmod/*.o kmod/*.ko kmod/*.mod kmod/*.mod.c kmod/.*.cmd kmod/modules.order kmod/Module.symvers)

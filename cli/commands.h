@@ -11,7 +11,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define AIOSCOPE_VERSION "0.1.0"
+/* AIOSCOPE_VERSION comes from the top-level VERSION file (cli/Makefile) */
+#ifndef AIOSCOPE_VERSION
+#error "AIOSCOPE_VERSION is not defined: build with cli/Makefile"
+#endif
 
 #define EXIT_OK		0
 #define EXIT_RUNTIME	1

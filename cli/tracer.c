@@ -24,6 +24,7 @@
 #include "buckets.h"
 #include "aioscope.skel.h"
 #include "format.h"
+#include "privs.h"
 #include "tracer.h"
 
 _Static_assert(AIOS_HIST_SLOTS == AIO_HIST_BUCKETS, "histogram slots differ from buckets.h");
@@ -517,9 +518,9 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 			fdev = kdev(st.st_dev);	/* a directory: its filesystem */
 		}
 	}
-	if (geteuid() != 0)
-		return fail(err, errlen, -EPERM,
-			    "aioscope needs root (CAP_BPF and CAP_PERFMON) to load BPF programs");
+	rc = privs_check_bpf(err, errlen);
+	if (rc)
+		return rc;
 	if (access("/sys/kernel/btf/vmlinux", R_OK))
 		return fail(err, errlen, -ENOTSUP,
 			    "this kernel has no BTF (/sys/kernel/btf/vmlinux): CONFIG_DEBUG_INFO_BTF=y is needed");

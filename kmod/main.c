@@ -249,3 +249,4 @@ module_exit(aiodev_exit);
 MODULE_AUTHOR("aioscope");
 MODULE_DESCRIPTION("Asynchronous I/O test character device");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(AIODEV_VERSION);
