@@ -25,12 +25,16 @@ TEST_DIRS := $(patsubst %/Makefile,%,$(wildcard tests/*/Makefile))
 STRESS_SECONDS ?= 300
 
 .PHONY: all kmod cli tests deps deps-if-missing test test-debug stress bench demo clean \
-	man install uninstall deb
+	man all-man install uninstall deb
 
 # One version for the CLI, the module, the man pages and the packages.
 VERSION := $(shell cat VERSION)
 
-all: kmod cli tests man
+all: kmod cli tests all-man
+
+# the man pages after make deps (scdoc); debian/rules calls make man directly
+all-man: deps-if-missing
+	$(MAKE) man
 
 kmod: deps-if-missing
 	$(if $(KDIR),$(MAKE) -C kmod $(KDIR_ARG),scripts/build-kmod)
