@@ -293,7 +293,7 @@ static int attach_ordered(struct aioscope_bpf *s, const char *uring_tp)
 		P(kretprobe_aio_read), P(kretprobe_aio_write), P(kretprobe_aio_fsync),
 		P(fexit_do_io_getevents), P(fexit_do_io_getevents_twin),
 		P(tp_enter_getevents), P(tp_exit_getevents),
-		P(tp_enter_pgetevents), P(tp_exit_pgetevents), P(fexit_io_cancel),
+		P(tp_enter_pgetevents), P(tp_exit_pgetevents), P(kretsys_io_cancel), P(ksys_io_cancel),
 		P(tp_exit_submit), P(tp_enter_submit),
 		P(fentry_aio_read), P(fentry_aio_write), P(fentry_aio_fsync),
 		P(fentry_aio_read_twin), P(fentry_aio_write_twin), P(fentry_aio_fsync_twin),
@@ -448,7 +448,10 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	set_autoload(s->progs.tp_exit_getevents, reap_tp);
 	set_autoload(s->progs.tp_enter_pgetevents, reap_tp);
 	set_autoload(s->progs.tp_exit_pgetevents, reap_tp);
-	set_autoload(s->progs.fexit_io_cancel, cancel);
+	set_autoload(s->progs.ksys_io_cancel, cancel);
+	set_autoload(s->progs.kretsys_io_cancel, cancel);
+	if (!cancel)
+		bpf_map__set_max_entries(s->maps.cancel_arg, 1);
 	set_autoload(s->progs.raw_aiodev_complete, driver);
 	set_autoload(s->progs.raw_aiodev_cancel, driver);
 	set_autoload(s->progs.raw_uring_submit, t->uring);
