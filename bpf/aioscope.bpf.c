@@ -1648,8 +1648,8 @@ int raw_uring_submit(struct bpf_raw_tracepoint_args *ctx)
 
 /*
  * io_uring_complete(ctx, req, ...): the request is the second argument in every
- * version; what follows it changed (6.1: user_data, res, cflags, extra1, extra2;
- * later kernels: one struct io_uring_cqe *), so the result is read from the
+ * version; what follows it changed (6.1, 6.12: user_data, res, cflags, extra1,
+ * extra2; newer kernels: one struct io_uring_cqe *), so the result is read from the
  * request's own cqe, where both fill it from. User space checks the argument's
  * place in the running kernel's BTF before attaching.
  */
