@@ -743,6 +743,20 @@ static int try_once(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	       (reap_tp ? C_REAP_TP : 0) |
 	       (submit_tp && !(!sysc && (miss & HK(HK_SUBMIT_BATCH))) ? C_SUBMIT_TP : 0) |
 	       (cancel ? C_CANCEL : 0) | (driver ? C_DRIVER : 0) | (t->uring ? C_URING : 0);
+	/* every program of the object has its row in prog_table (a new one must be added) */
+	{
+		struct bpf_program *p;
+		size_t n = 0;
+
+		bpf_object__for_each_program(p, s->obj)
+			n++;
+		if (n != NPROGS) {
+			fprintf(stderr, "aioscope: internal error: %zu programs, %zu in the hook table\n",
+				n, NPROGS);
+			err = -EINVAL;
+			goto fail;
+		}
+	}
 	t->hooks_wanted = 0;
 	for (size_t i = 0; i < NPROGS; i++) {
 		bool on = (prog_table[i].modes & (1U << mode)) &&
