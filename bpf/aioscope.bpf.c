@@ -15,7 +15,7 @@
  * at completion; everything else is switched off by rodata (const volatile) so the
  * verifier prunes it.
  */
-#include "vmlinux.h"
+#include "vmlinux_arch.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
@@ -1255,17 +1255,42 @@ int BPF_PROG(fexit_do_io_getevents_twin, aio_context_t ctx_id, long min_nr, long
 
 /*
  * Who asked for a cancellation, when, and what io_cancel returned: the syscall's
- * return, hooked only when snoop prints requests; it costs nothing per request.
+ * entry and return, hooked only when snoop prints requests; it costs nothing per
+ * request. BPF_KSYSCALL and the ksyscall sections leave the architecture's syscall
+ * wrapper (__x64_sys_io_cancel, __arm64_sys_io_cancel, ...) and how it passes the
+ * arguments to libbpf.
  */
-SEC("?fexit/__x64_sys_io_cancel")
-int BPF_PROG(fexit_io_cancel, const struct pt_regs *regs, long ret)
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);		/* pid_tgid */
+	__type(value, struct aios_key);
+} cancel_arg SEC(".maps");
+
+SEC("?ksyscall/io_cancel")
+int BPF_KSYSCALL(ksys_io_cancel, aio_context_t ctx_id, struct iocb *iocb)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct aios_key k;
+
+	k.id = (__u64)iocb;
+	k.aux = aios_aux(ctx_id, pid_tgid >> 32);
+	bpf_map_update_elem(&cancel_arg, &pid_tgid, &k, BPF_ANY);
+	return 0;
+}
+
+SEC("?kretsyscall/io_cancel")
+int BPF_KRETPROBE(kretsys_io_cancel, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct aios_key *a = bpf_map_lookup_elem(&cancel_arg, &pid_tgid);
+	struct aios_key k;
 	struct aios_cancel c;
 
-	k.id = regs->si;
-	k.aux = aios_aux(regs->di, pid_tgid >> 32);
+	if (!a)
+		return 0;
+	k = *a;
+	bpf_map_delete_elem(&cancel_arg, &pid_tgid);
 	c.ts = bpf_ktime_get_ns();
 	c.ret = ret;
 	c.pid = pid_tgid >> 32;
@@ -1583,8 +1608,11 @@ int raw_uring_submit(struct bpf_raw_tracepoint_args *ctx)
 	op = uring_op(BPF_CORE_READ(req, opcode), &vectored);
 	if (op < 0)
 		return 0;
-	/* 32 bits in 6.1, 64 later: the bits needed are in the low word either way */
-	rflags = (__u32)BPF_CORE_READ(req, flags);
+	/*
+	 * io_kiocb.flags grew from 32 to 64 bits (6.9): read at the running kernel's
+	 * size (a CO-RE size relocation); the bits needed are in the low word.
+	 */
+	rflags = (__u32)BPF_CORE_READ_BITFIELD_PROBED(req, flags);
 	if (rflags & URING_F_CQE_SKIP)
 		return 0;
 	if ((targ_tgid || filter_cg) && !task_ok(pid_tgid >> 32))
@@ -1598,10 +1626,18 @@ int raw_uring_submit(struct bpf_raw_tracepoint_args *ctx)
 	r.kstack = targ_stacks ? stack_id(ctx, 0) : -1;
 	r.ustack = targ_stacks ? stack_id(ctx, BPF_F_USER_STACK) : -1;
 	if (op != AIOS_OP_FSYNC) {
-		/* the io_rw command overlays the start of the io_kiocb */
-		r.offset = BPF_CORE_READ((struct kiocb *)req, ki_pos);
-		if (!vectored && bpf_core_type_exists(struct io_rw))
-			r.len = BPF_CORE_READ((struct io_rw *)req, len);
+		/*
+		 * The io_rw command overlays the start of the io_kiocb (its cmd union).
+		 * struct io_rw is io_uring's private type, in the kernel's BTF where
+		 * io_uring is built in; without it, only the kiocb it starts with.
+		 */
+		if (bpf_core_type_exists(struct io_rw)) {
+			r.offset = BPF_CORE_READ((struct io_rw *)req, kiocb.ki_pos);
+			if (!vectored && bpf_core_field_exists(struct io_rw, len))
+				r.len = BPF_CORE_READ((struct io_rw *)req, len);
+		} else {
+			r.offset = BPF_CORE_READ((struct kiocb *)req, ki_pos);
+		}
 	}
 	/* the file the request will be issued on, for the per-device views */
 	if ((want_ids || want_qd) && !(rflags & URING_F_FIXED_FILE))
@@ -1610,6 +1646,13 @@ int raw_uring_submit(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+/*
+ * io_uring_complete(ctx, req, ...): the request is the second argument in every
+ * version; what follows it changed (6.1, 6.12: user_data, res, cflags, extra1,
+ * extra2; newer kernels: one struct io_uring_cqe *), so the result is read from the
+ * request's own cqe, where both fill it from. User space checks the argument's
+ * place in the running kernel's BTF before attaching.
+ */
 SEC("?raw_tp/io_uring_complete")
 int raw_uring_complete(struct bpf_raw_tracepoint_args *ctx)
 {

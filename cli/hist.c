@@ -246,6 +246,7 @@ static void print_interval(struct hist_env *env, struct tracer *t, uint64_t idx)
 	struct aio_hist d;
 	struct timespec rt;
 	char tbuf[32], lbuf[48];
+	const char *mh;
 	bool any = false;
 
 	clock_gettime(CLOCK_REALTIME, &rt);
@@ -282,6 +283,11 @@ static void print_interval(struct hist_env *env, struct tracer *t, uint64_t idx)
 					   rt.tv_nsec);
 			aio_json_u64_field(j, "interval", idx);
 			aio_json_string_field(j, "mode", tracer_mode_name(t));
+			aio_json_name(j, "missing_hooks");
+			aio_json_start_array(j);
+			for (int m = 0; (mh = tracer_missing_hook(t, m, NULL, NULL)); m++)
+				aio_json_string(j, mh);
+			aio_json_end_array(j);
 			aio_json_string_field(j, "hist", kind_name(g->kind));
 			aio_json_string_field(j, "by", counts ? "all" :
 					      tracer_group_name(env->o.hist_by));

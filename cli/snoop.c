@@ -410,6 +410,7 @@ static void summary(struct snoop_env *env, struct tracer *t)
 		aio_json_start_object(j);
 		aio_json_string_field(j, "mode", tracer_mode_name(t));
 		aio_json_bool_field(j, "io_uring", tracer_has_uring(t));
+		tracer_hooks_json(t, j);
 		aio_json_u64_field(j, "events", env->events);
 		aio_json_u64_field(j, "lost", lost_total(&d));
 		aio_json_u64_field(j, "ringbuf_lost", d.ringbuf_lost);

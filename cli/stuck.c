@@ -187,6 +187,8 @@ static int snapshot(struct tracer *tr, struct stuck_list *l, struct aio_json *j)
 		aio_json_start_object(j);
 		aio_json_u64_field(j, "debugfs_devices", l->devices);
 		aio_json_string_field(j, "tracer", tr ? tracer_mode_name(tr) : NULL);
+		if (tr)
+			tracer_hooks_json(tr, j);
 		aio_json_end_object(j);
 		aio_json_name(j, "stuck");
 		aio_json_start_array(j);

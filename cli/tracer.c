@@ -25,6 +25,7 @@
 #include "aioscope.skel.h"
 #include "format.h"
 #include "privs.h"
+#include "json.h"
 #include "tracer.h"
 
 _Static_assert(AIOS_HIST_SLOTS == AIO_HIST_BUCKETS, "histogram slots differ from buckets.h");
@@ -33,6 +34,50 @@ _Static_assert(sizeof(struct aios_io_event) == 32, "io_event layout");
 #define HIST_QD_GROUPS 20		/* log2 queue depth groups: 1 .. 2^19 and more */
 #define TRACER_SLOTS 16384		/* direct-mapped in-flight slots, a power of two */
 #define JOIN_TIMEOUT_NS 2000000000ULL	/* deliver unreaped events after 2 s */
+
+/*
+ * Hooks: what the programs feed, decided one by one from what the kernel accepts.
+ *
+ * Every program belongs to one hook. A required hook (the submits, the completion,
+ * the reaps) that cannot be loaded or attached fails its attach mode, after the
+ * fallback it has (fexit -> tracepoint reaps, aio_complete -> aio_complete_rw
+ * alone). An optional hook that cannot (a function
+ * inlined or renamed, an .isra/.constprop clone with BTF but no symbol, a
+ * tracepoint that is missing or whose arguments moved) is left out alone: only what
+ * it feeds is missing, and -v and the JSON outputs name it.
+ */
+enum hook_id {
+	HK_SUBMIT,		/* aio submits: required */
+	HK_COMPLETE_RW,		/* aio_complete_rw: required where used */
+	HK_REAP,		/* io_getevents returns: required where used */
+	HK_COMPLETE,		/* aio_complete: fsync completions (fentry: the twin) */
+	HK_SUBMIT_RET,		/* submit returns: failed submits leave the in-flight table */
+	HK_SUBMIT_BATCH,	/* io_submit tracepoints: batch sizes */
+	HK_CANCEL,		/* io_cancel: who cancelled a request */
+	HK_DRIVER,		/* aiodev's tracepoints: the driver's time */
+	HK_URING,		/* io_uring's tracepoints: io_uring requests */
+	HK_NR
+};
+
+static const struct {
+	const char *name;
+	const char *feeds;	/* what is missing without it */
+} hook_info[HK_NR] = {
+	[HK_SUBMIT] = { "aio_submit", "libaio requests" },
+	[HK_COMPLETE_RW] = { "aio_complete_rw", "read and write completions" },
+	[HK_REAP] = { "io_getevents", "reap times" },
+	[HK_COMPLETE] = { "aio_complete", "fsync completions" },
+	[HK_SUBMIT_RET] = { "aio_submit_return", "cleanup of failed submits" },
+	[HK_SUBMIT_BATCH] = { "io_submit", "submit batch sizes" },
+	[HK_CANCEL] = { "io_cancel", "cancel details" },
+	[HK_DRIVER] = { "aiodev", "driver time" },
+	[HK_URING] = { "io_uring", "io_uring requests" },
+};
+
+#define HK(h) (1U << (h))
+/* left out alone when they fail; the others need a fallback or fail the mode */
+#define HK_PLAIN_OPTIONAL (HK(HK_SUBMIT_RET) | HK(HK_SUBMIT_BATCH) | HK(HK_CANCEL) | \
+			   HK(HK_DRIVER) | HK(HK_URING))
 
 /* A finished request waiting for its reap record (snoop: opts.event_reap). */
 struct join_ent {
@@ -46,9 +91,14 @@ struct tracer {
 	struct ring_buffer *rb;
 	struct tracer_opts opts;
 	enum tracer_mode mode;
-	bool driver;
+	bool driver;			/* aiodev's tracepoints exist (aiodev is loaded) */
 	const char *uring_tp;		/* io_uring's submit tracepoint, NULL: none */
-	bool complete_rw;		/* aio_complete inlined: hook aio_complete_rw */
+	int uring_err;			/* why there is none */
+	bool complete_inlined;		/* aio_complete has no BTF function */
+	bool complete_rw;		/* aio_complete not hooked: aio_complete_rw alone */
+	uint32_t hooks_wanted;		/* HK() bits the mode and options use */
+	uint32_t hooks_missing;		/* of those, the ones the kernel refused */
+	int hook_err[HK_NR];		/* -errno of each missing hook */
 	bool uring;			/* io_uring requests are traced */
 	int cgroup_fd;
 	int ncpus;
@@ -74,11 +124,17 @@ struct tracer {
 };
 
 static bool g_verbose;
+static void watch_libbpf(const char *fmt, va_list args);
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
-	if (!g_verbose && level != LIBBPF_WARN)
-		return 0;
+	if (level == LIBBPF_WARN) {
+		va_list copy;
+
+		va_copy(copy, args);
+		watch_libbpf(fmt, copy);
+		va_end(copy);
+	}
 	if (!g_verbose)
 		return 0;
 	return vfprintf(stderr, fmt, args);
@@ -168,7 +224,7 @@ static const char *complete_hook(const struct tracer *t)
 	if (t->mode == TRACER_MODE_SYSCALLS)
 		return "none";
 	if (t->complete_rw)
-		return "aio_complete_rw (aio_complete is inlined: fsync not traced)";
+		return "aio_complete_rw (aio_complete unavailable: fsync not traced)";
 	return t->mode == TRACER_MODE_FENTRY ? "aio_complete_rw + aio_complete (twins)" :
 	       "aio_complete";
 }
@@ -185,34 +241,130 @@ static const char *submit_hooks(const struct tracer *t)
 	}
 }
 
+static bool driver_attached(const struct tracer *t)
+{
+	return t->hooks_wanted & ~t->hooks_missing & HK(HK_DRIVER);
+}
+
 void tracer_describe(const struct tracer *t, FILE *f)
 {
+	const char *name, *feeds;
+	int err;
+
 	fprintf(f, "aioscope: attach mode %s, aiodev tracepoints %s, io_uring %s\n",
-		tracer_mode_name(t), t->driver ? "attached" : "absent",
+		tracer_mode_name(t),
+		driver_attached(t) ? "attached" :
+		t->hooks_missing & HK(HK_DRIVER) ? "missing" : "absent",
 		t->uring ? "traced" : "not traced");
 	fprintf(f, "aioscope: submit hooks %s, completion hook %s\n", submit_hooks(t),
 		complete_hook(t));
+	fprintf(f, "aioscope: hooks attached:");
+	for (int h = 0; h < HK_NR; h++)
+		if (t->hooks_wanted & ~t->hooks_missing & HK(h))
+			fprintf(f, " %s", hook_info[h].name);
+	fprintf(f, "\n");
+	if (!tracer_missing_hook(t, 0, NULL, NULL))
+		fprintf(f, "aioscope: hooks missing: none\n");
+	for (int i = 0; (name = tracer_missing_hook(t, i, &feeds, &err)); i++)
+		fprintf(f, "aioscope: hook %s missing (no %s): %s\n", name, feeds, strerror(-err));
+}
+
+const char *tracer_missing_hook(const struct tracer *t, int i, const char **feeds, int *err)
+{
+	for (int h = 0; h < HK_NR; h++) {
+		if (!(t->hooks_missing & HK(h)) || i--)
+			continue;
+		if (feeds)
+			*feeds = hook_info[h].feeds;
+		if (err)
+			*err = t->hook_err[h] ? t->hook_err[h] : -ENOENT;
+		return hook_info[h].name;
+	}
+	return NULL;
+}
+
+void tracer_hooks_json(const struct tracer *t, struct aio_json *j)
+{
+	const char *name, *feeds;
+	int err;
+
+	aio_json_name(j, "hooks");
+	aio_json_start_array(j);
+	for (int h = 0; h < HK_NR; h++)
+		if (t->hooks_wanted & ~t->hooks_missing & HK(h))
+			aio_json_string(j, hook_info[h].name);
+	aio_json_end_array(j);
+	aio_json_name(j, "missing_hooks");
+	aio_json_start_array(j);
+	for (int i = 0; (name = tracer_missing_hook(t, i, &feeds, &err)); i++) {
+		aio_json_start_object(j);
+		aio_json_string_field(j, "hook", name);
+		aio_json_string_field(j, "feeds", feeds);
+		aio_json_string_field(j, "error", strerror(-err));
+		aio_json_end_object(j);
+	}
+	aio_json_end_array(j);
 }
 
 /*
  * aio_complete is static: a kernel built with other options may have inlined it
  * (then it has no BTF function and no kprobe). AIOSCOPE_HOOK_COMPLETE_RW=1 forces
- * the fallback, so that tests can run it on any kernel.
+ * the fallback, so that tests can run it on any kernel. (A clone with BTF but no
+ * symbol of that name is found when its hook fails to load or attach.)
  */
-static bool aio_complete_inlined(void)
+static bool aio_complete_inlined(const struct btf *btf)
 {
 	const char *e = getenv("AIOSCOPE_HOOK_COMPLETE_RW");
-	struct btf *btf;
-	bool found;
 
 	if (e && *e && strcmp(e, "0"))
 		return true;
-	btf = btf__load_vmlinux_btf();
 	if (!btf)
 		return false;	/* no BTF: the attach attempts will say what is wrong */
-	found = btf__find_by_name_kind(btf, "aio_complete", BTF_KIND_FUNC) >= 0;
-	btf__free(btf);
-	return !found;
+	return btf__find_by_name_kind(btf, "aio_complete", BTF_KIND_FUNC) < 0;
+}
+
+/*
+ * Argument @arg (0: the first after the tracepoint's data pointer) of raw
+ * tracepoint @tp in the kernel's BTF (its btf_trace_<tp> typedef): its type after
+ * modifiers, or NULL when the tracepoint or the argument does not exist.
+ */
+static const struct btf_type *tp_arg(const struct btf *btf, const char *tp, unsigned int arg)
+{
+	char name[96];
+	const struct btf_type *t;
+	const struct btf_param *pp;
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return NULL;
+	id = btf__resolve_type(btf, id);	/* the typedef's pointer */
+	if (id < 0)
+		return NULL;
+	t = btf__type_by_id(btf, id);
+	if (!t || !btf_is_ptr(t))
+		return NULL;
+	t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < arg + 2)
+		return NULL;
+	pp = btf_params(t) + arg + 1;
+	id = btf__resolve_type(btf, pp->type);
+	return id < 0 ? NULL : btf__type_by_id(btf, id);
+}
+
+/* is argument @arg of @tp a pointer (to a struct named @sname, if given)? */
+static bool tp_arg_ptr(const struct btf *btf, const char *tp, unsigned int arg,
+		       const char *sname)
+{
+	const struct btf_type *a = tp_arg(btf, tp, arg);
+
+	if (!a || !btf_is_ptr(a))
+		return false;
+	if (!sname)
+		return true;
+	a = btf__type_by_id(btf, a->type);
+	return a && btf_is_struct(a) && !strcmp(btf__name_by_offset(btf, a->name_off), sname);
 }
 
 static uint32_t kdev(dev_t d)
@@ -237,15 +389,43 @@ static bool have_aiodev_tracepoints(void)
 	return have_event("aiodev/aiodev_complete");
 }
 
-/* io_uring's submit tracepoint: renamed in 6.4 (io_uring_submit_sqe before). */
-static const char *uring_submit_tp(void)
+/*
+ * io_uring's tracepoints, checked in the kernel's BTF: the submit one was renamed
+ * in 6.4 (io_uring_submit_sqe(req, force_nonblock) before, io_uring_submit_req(req)
+ * since), and io_uring_complete's arguments after the request changed; the
+ * programs read the request, the first argument of the one and the second of the
+ * other: both must be where the programs look. NULL with *err when not usable.
+ */
+static const char *uring_submit_tp(const struct btf *btf, int *err)
 {
-	if (!have_event("io_uring/io_uring_complete"))
+	static const char *const submit[] = { "io_uring_submit_req", "io_uring_submit_sqe" };
+
+	*err = -ENOENT;
+	if (!btf) {	/* no BTF: no tracer either; keep what tracefs lists */
+		if (!have_event("io_uring/io_uring_complete"))
+			return NULL;
+		for (size_t i = 0; i < 2; i++) {
+			char ev[64];
+
+			snprintf(ev, sizeof(ev), "io_uring/%s", submit[i]);
+			if (have_event(ev))
+				return submit[i];
+		}
 		return NULL;
-	if (have_event("io_uring/io_uring_submit_req"))
-		return "io_uring_submit_req";
-	if (have_event("io_uring/io_uring_submit_sqe"))
-		return "io_uring_submit_sqe";
+	}
+	if (!tp_arg(btf, "io_uring_complete", 0))
+		return NULL;
+	if (!tp_arg_ptr(btf, "io_uring_complete", 1, NULL)) {
+		*err = -EPROTO;	/* its request is no longer its second argument */
+		return NULL;
+	}
+	for (size_t i = 0; i < 2; i++) {
+		if (!tp_arg(btf, submit[i], 0))
+			continue;
+		if (tp_arg_ptr(btf, submit[i], 0, "io_kiocb"))
+			return submit[i];
+		*err = -EPROTO;
+	}
 	return NULL;
 }
 
@@ -265,79 +445,221 @@ static void ensure_tracefs(bool verbose)
 		fprintf(stderr, "aioscope: mounted tracefs on /sys/kernel/tracing\n");
 }
 
-static void set_autoload(struct bpf_program *p, bool on)
+/* modes a program runs in */
+#define M_F (1U << TRACER_MODE_FENTRY)
+#define M_K (1U << TRACER_MODE_KPROBE)
+#define M_S (1U << TRACER_MODE_SYSCALLS)
+
+/* conditions of one attempt a program needs */
+enum {
+	C_COMPLETE = 1 << 2,	/* aio_complete is hooked (fsync traced) */
+	C_RW_ONLY = 1 << 3,	/* aio_complete_rw alone */
+	C_SUBMIT_RET = 1 << 4,
+	C_REAP_FEXIT = 1 << 5,
+	C_REAP_TP = 1 << 6,
+	C_SUBMIT_TP = 1 << 7,
+	C_CANCEL = 1 << 8,
+	C_DRIVER = 1 << 9,
+	C_URING = 1 << 10,
+};
+
+/*
+ * Mode -> programs, in attach order: the completion side first, the submit side
+ * last, so that a request submitted while only the submit hooks were attached
+ * cannot have its completion missed and stay pending for good. Completions of
+ * requests submitted before the submit hooks are merely "not seen submitted".
+ */
+struct prog_use {
+	size_t prog;		/* offsetof(struct aioscope_bpf, progs.X) */
+	size_t link;		/* offsetof(struct aioscope_bpf, links.X) */
+	unsigned int modes;
+	unsigned int need;	/* C_* */
+	enum hook_id hook;
+};
+
+static const struct prog_use prog_table[] = {
+#define U(name, modes, need, hook) { offsetof(struct aioscope_bpf, progs.name), \
+				     offsetof(struct aioscope_bpf, links.name), modes, need, hook }
+	U(fentry_aio_complete, M_F, C_COMPLETE, HK_COMPLETE),
+	U(kprobe_aio_complete, M_K, C_COMPLETE, HK_COMPLETE),
+	U(raw_uring_complete, M_F | M_K | M_S, C_URING, HK_URING),
+	U(fentry_aio_complete_rw, M_F, 0, HK_COMPLETE_RW),
+	U(kprobe_aio_complete_rw, M_K, C_RW_ONLY, HK_COMPLETE_RW),
+	U(raw_aiodev_complete, M_F | M_K, C_DRIVER, HK_DRIVER),
+	U(raw_aiodev_cancel, M_F | M_K, C_DRIVER, HK_DRIVER),
+	U(fexit_aio_read, M_F, C_SUBMIT_RET, HK_SUBMIT_RET),
+	U(fexit_aio_write, M_F, C_SUBMIT_RET, HK_SUBMIT_RET),
+	U(fexit_aio_fsync, M_F, C_SUBMIT_RET | C_COMPLETE, HK_SUBMIT_RET),
+	U(kretprobe_aio_read, M_K, C_SUBMIT_RET, HK_SUBMIT_RET),
+	U(kretprobe_aio_write, M_K, C_SUBMIT_RET, HK_SUBMIT_RET),
+	U(kretprobe_aio_fsync, M_K, C_SUBMIT_RET | C_COMPLETE, HK_SUBMIT_RET),
+	U(fexit_do_io_getevents, M_F, C_REAP_FEXIT, HK_REAP),
+	U(fexit_do_io_getevents_twin, M_F, C_REAP_FEXIT, HK_REAP),
+	U(tp_enter_getevents, M_F | M_K | M_S, C_REAP_TP, HK_REAP),
+	U(tp_exit_getevents, M_F | M_K | M_S, C_REAP_TP, HK_REAP),
+	U(tp_enter_pgetevents, M_F | M_K | M_S, C_REAP_TP, HK_REAP),
+	U(tp_exit_pgetevents, M_F | M_K | M_S, C_REAP_TP, HK_REAP),
+	U(kretsys_io_cancel, M_F, C_CANCEL, HK_CANCEL),
+	U(ksys_io_cancel, M_F, C_CANCEL, HK_CANCEL),
+	/* the syscalls mode's submits: HK_SUBMIT there (see prog_hook) */
+	U(tp_exit_submit, M_F | M_K | M_S, C_SUBMIT_TP, HK_SUBMIT_BATCH),
+	U(tp_enter_submit, M_F | M_K | M_S, C_SUBMIT_TP, HK_SUBMIT_BATCH),
+	/* each with its twin: see SUBMIT_TWINS in the BPF */
+	U(fentry_aio_read, M_F, 0, HK_SUBMIT),
+	U(fentry_aio_write, M_F, 0, HK_SUBMIT),
+	U(fentry_aio_fsync, M_F, C_COMPLETE, HK_SUBMIT),
+	U(fentry_aio_read_twin, M_F, 0, HK_SUBMIT),
+	U(fentry_aio_write_twin, M_F, 0, HK_SUBMIT),
+	U(fentry_aio_fsync_twin, M_F, C_COMPLETE, HK_SUBMIT),
+	U(kprobe_aio_read, M_K, 0, HK_SUBMIT),
+	U(kprobe_aio_write, M_K, 0, HK_SUBMIT),
+	U(kprobe_aio_fsync, M_K, C_COMPLETE, HK_SUBMIT),
+	U(raw_uring_submit, M_F | M_K | M_S, C_URING, HK_URING),
+#undef U
+};
+
+#define NPROGS (sizeof(prog_table) / sizeof(prog_table[0]))
+
+static struct bpf_program *prog_of(struct aioscope_bpf *s, size_t i)
 {
-	bpf_program__set_autoload(p, on);
+	return *(struct bpf_program **)((char *)s + prog_table[i].prog);
+}
+
+static struct bpf_link **link_of(struct aioscope_bpf *s, size_t i)
+{
+	return (struct bpf_link **)((char *)s + prog_table[i].link);
+}
+
+static enum hook_id prog_hook(enum tracer_mode mode, size_t i)
+{
+	if (prog_table[i].hook == HK_SUBMIT_BATCH && mode == TRACER_MODE_SYSCALLS)
+		return HK_SUBMIT;
+	return prog_table[i].hook;
+}
+
+/*
+ * The program libbpf names in its first warning while loading (which program the
+ * kernel or libbpf refused): libbpf unloads the whole object on a failure, and its
+ * messages are the only place that says which program it was.
+ */
+static char g_bad_prog[64];
+static bool g_watch_load;
+
+static void watch_libbpf(const char *fmt, va_list args)
+{
+	char msg[256];
+	const char *p;
+	size_t n;
+
+	if (!g_watch_load || g_bad_prog[0])
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, args);
+	p = strstr(msg, "prog '");
+	if (!p)
+		return;
+	p += strlen("prog '");
+	n = strcspn(p, "'");
+	if (!n || n >= sizeof(g_bad_prog) || p[n] != '\'')
+		return;
+	memcpy(g_bad_prog, p, n);
+	g_bad_prog[n] = '\0';
+}
+
+/* Test hook: AIOSCOPE_HOOK_FAIL=name[,name] makes those hooks' attach fail (ENOENT). */
+static bool hook_forced_fail(enum hook_id h)
+{
+	const char *e = getenv("AIOSCOPE_HOOK_FAIL"), *p;
+	size_t n = strlen(hook_info[h].name);
+
+	if (!e)
+		return false;
+	for (p = e; (p = strstr(p, hook_info[h].name)); p += n)
+		if ((p == e || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return true;
+	return false;
+}
+
+static void hook_missing(struct tracer *t, enum hook_id h, int err)
+{
+	t->hooks_missing |= HK(h);
+	t->hook_err[h] = err;
+	if (t->opts.verbose)
+		fprintf(stderr, "aioscope: %s mode: hook %s unavailable (%s): %s\n",
+			tracer_mode_name(t), hook_info[h].name, hook_info[h].feeds,
+			strerror(-err));
+}
+
+/*
+ * Attach the loaded programs in table order. A plain optional hook that fails is
+ * detached as a whole and marked missing; any other failure is returned with the
+ * program's index in *@bad.
+ */
+static int attach_ordered(struct tracer *t, struct aioscope_bpf *s, enum tracer_mode mode,
+			  size_t *bad)
+{
+	for (size_t i = 0; i < NPROGS; i++) {
+		struct bpf_program *p = prog_of(s, i);
+		enum hook_id h = prog_hook(mode, i);
+		struct bpf_link *l;
+		int err;
+
+		if (!bpf_program__autoload(p) || (t->hooks_missing & HK(h)))
+			continue;
+		errno = 0;
+		if (hook_forced_fail(h)) {
+			l = NULL;
+			errno = ENOENT;
+		} else if (p == s->progs.raw_uring_submit) {	/* its name varies */
+			l = bpf_program__attach_raw_tracepoint(p, t->uring_tp);
+		} else {
+			l = bpf_program__attach(p);
+		}
+		if (l) {
+			*link_of(s, i) = l;
+			continue;
+		}
+		err = -errno ?: -EINVAL;
+		if (!(HK(h) & HK_PLAIN_OPTIONAL)) {
+			*bad = i;
+			return err;
+		}
+		/* the hook's programs attached so far come off again */
+		for (size_t j = 0; j < i; j++) {
+			if (prog_hook(mode, j) == h && *link_of(s, j)) {
+				bpf_link__destroy(*link_of(s, j));
+				*link_of(s, j) = NULL;
+			}
+		}
+		hook_missing(t, h, err);
+	}
+	return 0;
 }
 
 /* Which reap hooks an attempt uses. */
 enum reap_via { REAP_NONE, REAP_FEXIT, REAP_TP };
 
 /*
- * Attach the completion side first, the submit side last: a request submitted while
- * only the submit hooks were attached would have its completion missed and stay
- * pending (and in the queue depth) for good. Completions of requests submitted
- * before the submit hooks are merely "not seen submitted".
+ * One attempt: open the skeleton, configure for @mode, load and attach. Hooks in
+ * t->hooks_missing are left out. Returns 0 with t->skel set, or -errno with the
+ * index of the program that failed in *@bad (NPROGS when not known).
  */
-static int attach_ordered(struct aioscope_bpf *s, const char *uring_tp)
+static int try_once(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
+		    uint32_t fdev, bool ffile, uint64_t fino, size_t *bad)
 {
-	struct {
-		struct bpf_program *prog;
-		struct bpf_link **link;
-	} order[] = {
-#define P(name) { s->progs.name, &s->links.name }
-		P(fentry_aio_complete), P(kprobe_aio_complete), P(raw_uring_complete),
-		P(fentry_aio_complete_rw), P(kprobe_aio_complete_rw),
-		P(raw_aiodev_complete), P(raw_aiodev_cancel),
-		P(fexit_aio_read), P(fexit_aio_write), P(fexit_aio_fsync),
-		P(kretprobe_aio_read), P(kretprobe_aio_write), P(kretprobe_aio_fsync),
-		P(fexit_do_io_getevents), P(fexit_do_io_getevents_twin),
-		P(tp_enter_getevents), P(tp_exit_getevents),
-		P(tp_enter_pgetevents), P(tp_exit_pgetevents), P(fexit_io_cancel),
-		P(tp_exit_submit), P(tp_enter_submit),
-		P(fentry_aio_read), P(fentry_aio_write), P(fentry_aio_fsync),
-		P(fentry_aio_read_twin), P(fentry_aio_write_twin), P(fentry_aio_fsync_twin),
-		P(kprobe_aio_read), P(kprobe_aio_write), P(kprobe_aio_fsync),
-		P(raw_uring_submit),
-#undef P
-	};
-
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		struct bpf_link *l;
-
-		if (!bpf_program__autoload(order[i].prog))
-			continue;
-		if (order[i].prog == s->progs.raw_uring_submit)	/* its name varies */
-			l = bpf_program__attach_raw_tracepoint(order[i].prog, uring_tp);
-		else
-			l = bpf_program__attach(order[i].prog);
-		if (!l)
-			return -errno ?: -EINVAL;
-		*order[i].link = l;
-	}
-	/* every program of the object is listed above (a new one must be added) */
-	return 0;
-}
-
-/*
- * One attempt: open the skeleton, configure for @mode, load and attach.
- * Returns 0 with t->skel set, or -errno.
- */
-static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
-		    bool optional, uint32_t fdev, bool ffile, uint64_t fino)
-{
-	/* optional hooks: aiodev's tracepoints, io_cancel's return, io_uring's tracepoints */
-	bool driver = optional && t->driver;
-	bool cancel = optional && mode == TRACER_MODE_FENTRY && t->opts.events;
 	const struct tracer_opts *o = &t->opts;
-	struct aioscope_bpf *s;
+	uint32_t miss = t->hooks_missing;
 	bool fentry = mode == TRACER_MODE_FENTRY, kprobe = mode == TRACER_MODE_KPROBE;
 	bool sysc = mode == TRACER_MODE_SYSCALLS;
 	bool submit_tp = sysc || o->hist_syscalls;
 	bool reap_tp = sysc || reap == REAP_TP;
+	bool cancel = fentry && o->events && !(miss & HK(HK_CANCEL));
+	bool driver = !sysc && t->driver && !(miss & HK(HK_DRIVER));
+	struct aioscope_bpf *s;
+	unsigned int cond;
 	bool submit_ret;
 	int err;
 
+	*bad = NPROGS;
 	s = aioscope_bpf__open();
 	if (!s)
 		return -errno ?: -ENOMEM;
@@ -366,7 +688,7 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	s->rodata->mode_syscalls = sysc;
 	s->rodata->want_ids = o->inflight || s->rodata->want_qd;
 	s->rodata->want_cancel = cancel;
-	t->uring = optional && t->uring_tp;
+	t->uring = t->uring_tp && !(miss & HK(HK_URING));
 	s->rodata->want_uring = t->uring;
 	s->rodata->targ_stacks = o->stacks && !sysc;
 	/* ids are hashes of the stacks: room against collisions (about 4.5 MiB) */
@@ -407,19 +729,6 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 		bpf_map__set_max_entries(s->maps.hists, 1);
 	}
 
-	/* each with its twin: see SUBMIT_TWINS in the BPF */
-	set_autoload(s->progs.fentry_aio_read, fentry);
-	set_autoload(s->progs.fentry_aio_write, fentry);
-	set_autoload(s->progs.fentry_aio_fsync, fentry && !t->complete_rw);
-	set_autoload(s->progs.fentry_aio_read_twin, fentry);
-	set_autoload(s->progs.fentry_aio_write_twin, fentry);
-	set_autoload(s->progs.fentry_aio_fsync_twin, fentry && !t->complete_rw);
-	set_autoload(s->progs.fentry_aio_complete, fentry && !t->complete_rw);
-	/* both when aio_complete exists: twins, see complete_twin in the BPF */
-	s->rodata->complete_twin = fentry && !t->complete_rw;
-	set_autoload(s->progs.fentry_aio_complete_rw, fentry);
-	set_autoload(s->progs.fexit_do_io_getevents, fentry && reap == REAP_FEXIT);
-	set_autoload(s->progs.fexit_do_io_getevents_twin, fentry && reap == REAP_FEXIT);
 	/*
 	 * A submit that fails before reaching the file (-EBADF, -EFAULT, ...) never
 	 * completes: it must be forgotten at its return only when pending requests are
@@ -427,36 +736,54 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	 * when the kiocb is reused, and the return hook would cost every request a
 	 * second program run and a heavier trampoline.
 	 */
-	submit_ret = s->rodata->want_ids;
-	set_autoload(s->progs.fexit_aio_read, fentry && submit_ret);
-	set_autoload(s->progs.fexit_aio_write, fentry && submit_ret);
-	set_autoload(s->progs.fexit_aio_fsync, fentry && submit_ret && !t->complete_rw);
+	submit_ret = s->rodata->want_ids && !(miss & HK(HK_SUBMIT_RET));
+	cond = (t->complete_rw ? C_RW_ONLY : C_COMPLETE) |
+	       (submit_ret ? C_SUBMIT_RET : 0) |
+	       (fentry && reap == REAP_FEXIT ? C_REAP_FEXIT : 0) |
+	       (reap_tp ? C_REAP_TP : 0) |
+	       (submit_tp && !(!sysc && (miss & HK(HK_SUBMIT_BATCH))) ? C_SUBMIT_TP : 0) |
+	       (cancel ? C_CANCEL : 0) | (driver ? C_DRIVER : 0) | (t->uring ? C_URING : 0);
+	/* every program of the object has its row in prog_table (a new one must be added) */
+	{
+		struct bpf_program *p;
+		size_t n = 0;
+
+		bpf_object__for_each_program(p, s->obj)
+			n++;
+		if (n != NPROGS) {
+			fprintf(stderr, "aioscope: internal error: %zu programs, %zu in the hook table\n",
+				n, NPROGS);
+			err = -EINVAL;
+			goto fail;
+		}
+	}
+	t->hooks_wanted = 0;
+	for (size_t i = 0; i < NPROGS; i++) {
+		bool on = (prog_table[i].modes & (1U << mode)) &&
+			  (prog_table[i].need & cond) == prog_table[i].need;
+
+		bpf_program__set_autoload(prog_of(s, i), on);
+		if (on)
+			t->hooks_wanted |= HK(prog_hook(mode, i));
+	}
+	/* both when aio_complete is hooked: twins, see complete_twin in the BPF */
+	s->rodata->complete_twin = fentry && !t->complete_rw;
 	s->rodata->want_submit_ret = kprobe && submit_ret;
-	set_autoload(s->progs.kretprobe_aio_read, kprobe && submit_ret);
-	set_autoload(s->progs.kretprobe_aio_write, kprobe && submit_ret);
-	set_autoload(s->progs.kretprobe_aio_fsync, kprobe && submit_ret && !t->complete_rw);
 	if (!s->rodata->want_submit_ret)
 		bpf_map__set_max_entries(s->maps.submit_arg, 1);
-	set_autoload(s->progs.kprobe_aio_read, kprobe);
-	set_autoload(s->progs.kprobe_aio_write, kprobe);
-	set_autoload(s->progs.kprobe_aio_fsync, kprobe && !t->complete_rw);
-	set_autoload(s->progs.kprobe_aio_complete, kprobe && !t->complete_rw);
-	set_autoload(s->progs.kprobe_aio_complete_rw, kprobe && t->complete_rw);
-	set_autoload(s->progs.tp_enter_submit, submit_tp);
-	set_autoload(s->progs.tp_exit_submit, submit_tp);
-	set_autoload(s->progs.tp_enter_getevents, reap_tp);
-	set_autoload(s->progs.tp_exit_getevents, reap_tp);
-	set_autoload(s->progs.tp_enter_pgetevents, reap_tp);
-	set_autoload(s->progs.tp_exit_pgetevents, reap_tp);
-	set_autoload(s->progs.fexit_io_cancel, cancel);
-	set_autoload(s->progs.raw_aiodev_complete, driver);
-	set_autoload(s->progs.raw_aiodev_cancel, driver);
-	set_autoload(s->progs.raw_uring_submit, t->uring);
-	set_autoload(s->progs.raw_uring_complete, t->uring);
+	if (!cancel)
+		bpf_map__set_max_entries(s->maps.cancel_arg, 1);
 
+	g_bad_prog[0] = '\0';
+	g_watch_load = true;
 	err = aioscope_bpf__load(s);
-	if (err)
+	g_watch_load = false;
+	if (err) {
+		for (size_t i = 0; i < NPROGS && g_bad_prog[0]; i++)
+			if (!strcmp(bpf_program__name(prog_of(s, i)), g_bad_prog))
+				*bad = i;
 		goto fail;
+	}
 	if (t->cgroup_fd >= 0) {
 		uint32_t k = 0;
 
@@ -467,15 +794,83 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 			goto fail;
 		}
 	}
-	err = attach_ordered(s, t->uring_tp);
+	err = attach_ordered(t, s, mode, bad);
 	if (err)
 		goto fail;
+	t->uring = t->uring && !(t->hooks_missing & HK(HK_URING));
 	t->skel = s;
 	return 0;
 fail:
 	aioscope_bpf__destroy(s);
 	t->uring = false;
 	return err < 0 ? err : -EINVAL;
+}
+
+/*
+ * One attach mode: attempts until every program it keeps loads and attaches. A
+ * failing program is attributed to its hook: an optional hook is left out and named
+ * missing, a hook with a fallback takes it; a required hook, or a failure no program
+ * is named for, ends with every optional hook left out as a last resort.
+ */
+static int try_mode(struct tracer *t, enum tracer_mode mode, bool need_reap, uint32_t fdev,
+		    bool ffile, uint64_t fino)
+{
+	enum reap_via reap = !need_reap ? REAP_NONE :
+			     mode == TRACER_MODE_FENTRY ? REAP_FEXIT : REAP_TP;
+	bool last_resort = false;
+	int rc = -ENOTSUP;
+
+	t->mode = mode;
+	t->hooks_missing = 0;
+	memset(t->hook_err, 0, sizeof(t->hook_err));
+	t->complete_rw = mode != TRACER_MODE_SYSCALLS && t->complete_inlined;
+	if (t->complete_rw)
+		hook_missing(t, HK_COMPLETE, -ENOENT);
+	if (!t->uring_tp)
+		hook_missing(t, HK_URING, t->uring_err);
+
+	for (int tries = 0; tries < 2 * HK_NR + 4; tries++) {
+		size_t bad;
+		enum hook_id h;
+
+		rc = try_once(t, mode, reap, fdev, ffile, fino, &bad);
+		if (!rc)
+			return 0;
+		/* not allowed (lockdown, no privilege): the mode, not one hook */
+		if (rc == -EPERM)
+			break;
+		if (bad < NPROGS) {
+			h = prog_hook(mode, bad);
+			if (HK(h) & HK_PLAIN_OPTIONAL) {
+				hook_missing(t, h, rc);
+				continue;
+			}
+			if (h == HK_COMPLETE && !t->complete_rw) {
+				t->complete_rw = true;
+				hook_missing(t, h, rc);
+				continue;
+			}
+			if (h == HK_REAP && reap == REAP_FEXIT) {
+				reap = REAP_TP;
+				continue;
+			}
+		}
+		/* not attributable, or a required hook: the coarse fallbacks */
+		if (reap == REAP_FEXIT) {
+			reap = REAP_TP;
+			continue;
+		}
+		if (!last_resort) {
+			last_resort = true;
+			for (h = 0; h < HK_NR; h++)
+				if ((HK(h) & HK_PLAIN_OPTIONAL & t->hooks_wanted) &&
+				    !(t->hooks_missing & HK(h)))
+					hook_missing(t, h, rc);
+			continue;
+		}
+		break;
+	}
+	return rc;
 }
 
 static int fail(char *err, size_t len, int rc, const char *fmt, ...)
@@ -496,6 +891,7 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 	uint32_t fdev = 0;
 	uint64_t fino = 0;
 	bool ffile = false, need_reap;
+	struct btf *btf;
 	int rc = 0;
 
 	*out = NULL;
@@ -544,54 +940,32 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 
 	ensure_tracefs(opts->verbose);
 	t->driver = have_aiodev_tracepoints();
-	t->uring_tp = uring_submit_tp();
-	/* the syscalls mode hooks neither function: no need to parse the kernel's BTF */
-	t->complete_rw = opts->mode != TRACER_MODE_SYSCALLS && aio_complete_inlined();
+	btf = btf__load_vmlinux_btf();
+	t->uring_tp = uring_submit_tp(btf, &t->uring_err);
+	/* the syscalls mode hooks neither function */
+	t->complete_inlined = opts->mode != TRACER_MODE_SYSCALLS && aio_complete_inlined(btf);
+	btf__free(btf);
 	t->ncpus = libbpf_num_possible_cpus();
 	if (t->ncpus <= 0)
 		t->ncpus = 1;
 	need_reap = (opts->events && opts->event_reap) || (opts->hist && opts->hist_reap) ||
 		    (opts->hist && opts->hist_syscalls);
 	/*
-	 * Best mode first; within a mode, first with the optional hooks (aiodev's
-	 * tracepoints, io_cancel), then without them.
+	 * Best mode first; within a mode, hook by hook what the kernel allows (try_mode).
 	 */
 	rc = -ENOTSUP;
 	if (opts->mode == TRACER_MODE_AUTO || opts->mode == TRACER_MODE_FENTRY) {
-		t->mode = TRACER_MODE_FENTRY;
-		rc = try_mode(t, TRACER_MODE_FENTRY, need_reap ? REAP_FEXIT : REAP_NONE, true,
-			      fdev, ffile, fino);
-		if (rc && need_reap)
-			rc = try_mode(t, TRACER_MODE_FENTRY, REAP_TP, true, fdev, ffile, fino);
-		if (rc) {
-			rc = try_mode(t, TRACER_MODE_FENTRY, need_reap ? REAP_TP : REAP_NONE,
-				      false, fdev, ffile, fino);
-			if (!rc)
-				t->driver = false;
-		}
+		rc = try_mode(t, TRACER_MODE_FENTRY, need_reap, fdev, ffile, fino);
 		if (opts->verbose && rc)
 			fprintf(stderr, "aioscope: fentry mode unavailable: %s\n", strerror(-rc));
 	}
 	if (rc && (opts->mode == TRACER_MODE_AUTO || opts->mode == TRACER_MODE_KPROBE)) {
-		t->mode = TRACER_MODE_KPROBE;
-		rc = try_mode(t, TRACER_MODE_KPROBE, need_reap ? REAP_TP : REAP_NONE, true,
-			      fdev, ffile, fino);
-		if (rc) {
-			rc = try_mode(t, TRACER_MODE_KPROBE, need_reap ? REAP_TP : REAP_NONE,
-				      false, fdev, ffile, fino);
-			if (!rc)
-				t->driver = false;
-		}
+		rc = try_mode(t, TRACER_MODE_KPROBE, need_reap, fdev, ffile, fino);
 		if (opts->verbose && rc)
 			fprintf(stderr, "aioscope: kprobe mode unavailable: %s\n", strerror(-rc));
 	}
 	if (rc && (opts->mode == TRACER_MODE_AUTO || opts->mode == TRACER_MODE_SYSCALLS)) {
-		t->mode = TRACER_MODE_SYSCALLS;
-		t->driver = false;
-		/* optional here: only io_uring's tracepoints */
-		rc = try_mode(t, TRACER_MODE_SYSCALLS, REAP_TP, true, fdev, ffile, fino);
-		if (rc)
-			rc = try_mode(t, TRACER_MODE_SYSCALLS, REAP_TP, false, fdev, ffile, fino);
+		rc = try_mode(t, TRACER_MODE_SYSCALLS, true, fdev, ffile, fino);
 		if (opts->verbose && rc)
 			fprintf(stderr, "aioscope: syscalls mode unavailable: %s\n", strerror(-rc));
 	}

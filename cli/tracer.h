@@ -204,8 +204,17 @@ void tracer_close(struct tracer *t);
 /* "fentry", "kprobe" or "syscalls" */
 const char *tracer_mode_name(const struct tracer *t);
 bool tracer_has_uring(const struct tracer *t);
-/* -v: the attach mode, the optional hooks and the completion hook, two lines */
+/* -v: the attach mode, the completion hook, the hooks attached and missing */
 void tracer_describe(const struct tracer *t, FILE *f);
+/*
+ * The @i-th hook (from 0) the mode and options wanted that the kernel refused, with
+ * what it feeds and the -errno of its failure; NULL past the last. Only what a
+ * missing hook feeds is missing (e.g. "io_uring": io_uring requests).
+ */
+const char *tracer_missing_hook(const struct tracer *t, int i, const char **feeds, int *err);
+struct aio_json;
+/* "hooks": [names attached], "missing_hooks": [{hook, feeds, error}] */
+void tracer_hooks_json(const struct tracer *t, struct aio_json *j);
 
 /*
  * Wait up to @timeout_ms for events and call @cb for each finished request.
