@@ -106,11 +106,11 @@ void top_fmt_cell(char *buf, size_t sz, const struct top_row *r, enum top_col c)
 		else
 			snprintf(buf, sz, "-");
 		break;
-	case COL_COMM:
-		snprintf(buf, sz, "%s", r->comm[0] ? r->comm : "-");
+	case COL_COMM:	/* names chosen by other users: escaped for the terminal */
+		aio_fmt_term(buf, sz, r->comm[0] ? r->comm : "-");
 		break;
 	case COL_DEV:
-		snprintf(buf, sz, "%s", r->dev[0] ? r->dev : "-");
+		aio_fmt_term(buf, sz, r->dev[0] ? r->dev : "-");
 		break;
 	case COL_RS:
 		top_fmt_rate(buf, sz, r->r_s);
@@ -504,11 +504,14 @@ static void ui_draw(struct top_view_state *st, const struct top_frame *fr)
 		room--;
 		for (size_t i = 0; i < fr->stuck.n && room > 0; i++, room--) {
 			const struct stuck_req *r = &fr->stuck.v[i];
+			char comm[sizeof(r->comm) * 4], path[STUCK_PATH_LEN * 4];
 
 			top_fmt_age(a, sizeof(a), r->age_ns);
+			aio_fmt_term(comm, sizeof(comm), r->comm);
+			aio_fmt_term(path, sizeof(path), r->path);
 			snprintf(line, sizeof(line),
 				 "%9s %7d %-15s %-5s %-16.16s %12" PRIu64 " %8" PRIu64 " 0x%" PRIx64,
-				 a, r->pid, r->comm, r->op, r->path, r->offset, r->bytes, r->id);
+				 a, r->pid, comm, r->op, path, r->offset, r->bytes, r->id);
 			put(py++, 0, line);
 		}
 	}
