@@ -217,28 +217,13 @@ static void jl_hex(struct jline *l, uint64_t v)
 	}
 }
 
-/* a JSON string: quotes, backslashes and control characters escaped */
+/* a JSON string, escaped by the core's writer (valid UTF-8 whatever the bytes) */
 static void jl_str(struct jline *l, const char *s)
 {
-	char esc[8];
+	char esc[TRACER_COMM_LEN * 6 + 3];	/* every byte a \uXXXX escape, quotes */
 
-	jl_raw(l, "\"");
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)c;
-			esc[2] = 0;
-		} else if (c < 0x20) {
-			snprintf(esc, sizeof(esc), "\\u%04x", c);
-		} else {
-			esc[0] = (char)c;
-			esc[1] = 0;
-		}
-		jl_raw(l, esc);
-	}
-	jl_raw(l, "\"");
+	aio_json_escape(esc, sizeof(esc), s);
+	jl_raw(l, esc);
 }
 
 /* @s in a column of @width characters (negative: left-aligned), then a space */
@@ -357,6 +342,7 @@ static int print_event(void *ctx, const struct tracer_event *e)
 		 * 100,000 requests per second.
 		 */
 		char line[512], ts[32], lat[32], reap[32], num[24];
+		char comm[TRACER_COMM_LEN * 4];
 		struct jline l = { line, 0, sizeof(line) };
 		uint64_t rel = e->ts_ns > env->start_mono ? e->ts_ns - env->start_mono : 0;
 
@@ -367,7 +353,8 @@ static int print_event(void *ctx, const struct tracer_event *e)
 		aio_fmt_fixed(ts, sizeof(ts), rel, 1000000000, 6);
 		aio_fmt_fixed(lat, sizeof(lat), e->lat_ns, 1000, 1);
 		jl_col(&l, ts, -12);
-		jl_col(&l, e->comm, -16);
+		aio_fmt_term(comm, sizeof(comm), e->comm);	/* no raw control bytes */
+		jl_col(&l, comm, -16);
 		jl_col(&l, s64_str(num, sizeof(num), e->pid), 7);
 		jl_col(&l, tracer_api_name(e->api), -5);
 		jl_col(&l, tracer_op_name(e->op), -6);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/format.h"
 #include "top.h"
 
 #define AIODEV_DEBUGFS "/sys/kernel/debug/aiodev"
@@ -113,7 +114,8 @@ static void copy_field(char *dst, size_t dsz, const char *s, size_t len)
 /*
  * id=0x.. api=aio pid=N tid=N comm=C op=read off=N len=N age_ns=N stalled=0|1
  * ctx=0x.. obj=0x..  (docs/design.md). Unknown keys are ignored so the driver
- * may add fields at the end.
+ * may add fields at the end. C has every byte that is not printable ASCII, and
+ * space and backslash, as \xHH, so no name can add or hide a field or a line.
  */
 int aiodev_pending_parse_line(const char *line, struct stuck_req *r)
 {
@@ -142,8 +144,8 @@ int aiodev_pending_parse_line(const char *line, struct stuck_req *r)
 		vlen = e - v;
 
 #define KEY(s) (klen == sizeof(s) - 1 && !memcmp(k, s, klen))
-		if (KEY("comm")) {
-			copy_field(r->comm, sizeof(r->comm), v, vlen);
+		if (KEY("comm")) {	/* the driver writes \xHH for unsafe bytes */
+			aio_unescape_hex(r->comm, sizeof(r->comm), v, vlen);
 			continue;
 		}
 		if (KEY("api")) {
@@ -401,8 +403,11 @@ static const char *usym_fmt(const struct umap *m, size_t n, uint64_t ip, char *b
 		if (ip >= m[i].start && ip < m[i].end) {
 			const char *base = strrchr(m[i].path, '/');
 
-			snprintf(buf, len, "0x%016" PRIx64 " %s+0x%" PRIx64, ip,
-				 base ? base + 1 : m[i].path, ip - m[i].start + m[i].off);
+			char name[STUCK_PATH_LEN];
+
+			aio_fmt_term(name, sizeof(name), base ? base + 1 : m[i].path);
+			snprintf(buf, len, "0x%016" PRIx64 " %s+0x%" PRIx64, ip, name,
+				 ip - m[i].start + m[i].off);
 			return buf;
 		}
 	}
@@ -441,12 +446,15 @@ void stuck_print_plain(FILE *f, const struct stuck_list *l, bool stacks)
 		"OFFSET", "BYTES", "REQUEST");
 	for (size_t i = 0; i < l->n; i++) {
 		const struct stuck_req *r = &l->v[i];
-		char age[32];
+		char age[32], comm[sizeof(r->comm) * 4], path[STUCK_PATH_LEN * 4];
 
 		fmt_age(age, sizeof(age), r->age_ns);
+		/* names chosen by other users reach the terminal escaped */
+		aio_fmt_term(comm, sizeof(comm), r->comm);
+		aio_fmt_term(path, sizeof(path), r->path);
 		fprintf(f, "%-9s %7d %7d %-15s %-5s %-6s %-16s %12" PRIu64 " %8" PRIu64
-			" 0x%" PRIx64 "%s%s\n", age, r->pid, r->tid, r->comm,
-			r->api[0] ? r->api : "-", r->op, r->path, r->offset,
+			" 0x%" PRIx64 "%s%s\n", age, r->pid, r->tid, comm,
+			r->api[0] ? r->api : "-", r->op, path, r->offset,
 			r->bytes, r->id, r->stalled == 1 ? " stalled" : "",
 			stacks && r->src == STUCK_SRC_DEBUGFS && r->nr_kstack < 0 &&
 			r->nr_ustack < 0 ? " (no stack: pending before aioscope started)" : "");

@@ -799,9 +799,19 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 
 /* ------------------------------ the loop ------------------------------ */
 
+/*
+ * SIGINT, SIGTERM, SIGHUP: a clean exit through the loop (the view restores the
+ * terminal). A second one before the loop noticed the first: restore the
+ * terminal here and die of it. Other fatal signals: top_ui.c's handler.
+ */
 static void on_signal(int sig)
 {
-	(void)sig;
+	if (top_exiting) {
+		top_ui_restore_now();
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
 	top_exiting = 1;
 }
 

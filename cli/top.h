@@ -192,6 +192,11 @@ struct top_view {
 };
 
 extern const struct top_view top_curses_view;
+/*
+ * Put the terminal back as it was before the curses view started, from a
+ * signal handler (async-signal-safe; nothing when the view is not up).
+ */
+void top_ui_restore_now(void);
 
 int top_handle_key(struct top_view_state *st, const struct top_frame *fr, int ch);
 double top_interval_step(double cur, int dir);

@@ -7,19 +7,33 @@
  * cells that changed. Never clear() per frame.
  */
 #include <curses.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/format.h"
 #include "top.h"
 
-static bool ui_active;
+static volatile sig_atomic_t ui_active;
 static bool ui_utf8;
+
+/*
+ * What a fatal signal's handler writes to undo initscr(): leave the alternate
+ * screen, show the cursor, plain attributes, keypad off (terminfo strings read
+ * at init), and the terminal modes from before initscr() (tcsetattr). Both are
+ * async-signal-safe: endwin() is not.
+ */
+static char ui_restore_seq[256];
+static size_t ui_restore_len;
+static struct termios ui_saved_tio;
+static bool ui_have_tio;
 
 enum { PAIR_HEAD = 1, PAIR_TITLE, PAIR_STUCK, PAIR_KEY };
 
@@ -106,11 +120,11 @@ void top_fmt_cell(char *buf, size_t sz, const struct top_row *r, enum top_col c)
 		else
 			snprintf(buf, sz, "-");
 		break;
-	case COL_COMM:
-		snprintf(buf, sz, "%s", r->comm[0] ? r->comm : "-");
+	case COL_COMM:	/* names chosen by other users: escaped for the terminal */
+		aio_fmt_term(buf, sz, r->comm[0] ? r->comm : "-");
 		break;
 	case COL_DEV:
-		snprintf(buf, sz, "%s", r->dev[0] ? r->dev : "-");
+		aio_fmt_term(buf, sz, r->dev[0] ? r->dev : "-");
 		break;
 	case COL_RS:
 		top_fmt_rate(buf, sz, r->r_s);
@@ -251,11 +265,74 @@ void top_fmt_spark(char *buf, size_t sz, const uint64_t *v, size_t n, bool utf8)
 
 /* ------------------------------ the curses view ------------------------------ */
 
+static void restore_add(const char *cap)
+{
+	const char *s = tigetstr(cap);
+	size_t n;
+
+	if (!s || s == (const char *)-1)
+		return;
+	n = strlen(s);
+	if (ui_restore_len + n < sizeof(ui_restore_seq)) {
+		memcpy(ui_restore_seq + ui_restore_len, s, n);
+		ui_restore_len += n;
+	}
+}
+
+void top_ui_restore_now(void)
+{
+	ssize_t rc;
+
+	if (!ui_active)
+		return;
+	ui_active = 0;
+	rc = write(STDOUT_FILENO, ui_restore_seq, ui_restore_len);
+	(void)rc;
+	if (ui_have_tio)
+		tcsetattr(STDOUT_FILENO, TCSADRAIN, &ui_saved_tio);
+}
+
+/* A fatal signal: the terminal as it was, then the signal's own default action. */
+static void ui_fatal(int sig)
+{
+	int saved = errno;
+
+	top_ui_restore_now();
+	signal(sig, SIG_DFL);
+	raise(sig);	/* pending until this handler returns, then fatal */
+	errno = saved;
+}
+
+static void ui_catch_fatal(void)
+{
+	static const int sigs[] = {
+		SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV, SIGSYS,
+		SIGXCPU, SIGXFSZ, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGVTALRM,
+		SIGPROF, SIGSTKFLT, SIGPWR, SIGIO,
+	};
+	static char altstack[65536];	/* SIGSEGV from a stack overflow too */
+	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
+	struct sigaction sa = { 0 };
+
+	sigaltstack(&ss, NULL);
+	sa.sa_handler = ui_fatal;
+	sa.sa_flags = SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old;
+
+		/* a signal the caller ignores (nohup, SIGPIPE) stays ignored */
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
 static void ui_fini(void)
 {
 	if (!ui_active)
 		return;
-	ui_active = false;
+	ui_active = 0;
 	curs_set(1);
 	endwin();
 }
@@ -268,10 +345,17 @@ static int ui_init(struct top_view_state *st)
 	setlocale(LC_ALL, "");
 	cs = nl_langinfo(CODESET);
 	ui_utf8 = cs && !strcmp(cs, "UTF-8");
+	ui_have_tio = !tcgetattr(STDOUT_FILENO, &ui_saved_tio);
 	if (!initscr())
 		return -1;
-	ui_active = true;
+	ui_restore_len = 0;
+	restore_add("rmcup");
+	restore_add("cnorm");
+	restore_add("sgr0");
+	restore_add("rmkx");
+	ui_active = 1;
 	atexit(ui_fini);
+	ui_catch_fatal();
 	cbreak();
 	noecho();
 	nonl();
@@ -504,11 +588,14 @@ static void ui_draw(struct top_view_state *st, const struct top_frame *fr)
 		room--;
 		for (size_t i = 0; i < fr->stuck.n && room > 0; i++, room--) {
 			const struct stuck_req *r = &fr->stuck.v[i];
+			char comm[sizeof(r->comm) * 4], path[STUCK_PATH_LEN * 4];
 
 			top_fmt_age(a, sizeof(a), r->age_ns);
+			aio_fmt_term(comm, sizeof(comm), r->comm);
+			aio_fmt_term(path, sizeof(path), r->path);
 			snprintf(line, sizeof(line),
 				 "%9s %7d %-15s %-5s %-16.16s %12" PRIu64 " %8" PRIu64 " 0x%" PRIx64,
-				 a, r->pid, r->comm, r->op, r->path, r->offset, r->bytes, r->id);
+				 a, r->pid, comm, r->op, path, r->offset, r->bytes, r->id);
 			put(py++, 0, line);
 		}
 	}

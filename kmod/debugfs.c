@@ -7,6 +7,8 @@
 
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <linux/string.h>
+#include <linux/string_helpers.h>
 #include <linux/timekeeping.h>
 
 static struct dentry *aiodev_debugfs_root;
@@ -23,15 +25,16 @@ static const char *aiodev_api_name(u32 api)
 	}
 }
 
+/*
+ * comm is chosen by the task (PR_SET_NAME accepts any byte but NUL), so every
+ * byte that is not printable ASCII, and the separator (space) and the escape
+ * character (backslash) too, is written as \xHH: one line per request, fields
+ * split on spaces, whatever the name.
+ */
 static void aiodev_seq_comm(struct seq_file *m, const char *comm)
 {
-	char buf[TASK_COMM_LEN];
-	int i;
-
-	for (i = 0; i < TASK_COMM_LEN - 1 && comm[i]; i++)
-		buf[i] = comm[i] == ' ' ? '_' : comm[i];
-	buf[i] = '\0';
-	seq_puts(m, buf);
+	seq_escape_mem(m, comm, strnlen(comm, TASK_COMM_LEN), ESCAPE_NAP | ESCAPE_HEX | ESCAPE_APPEND,
+		       " \\");
 }
 
 static int aiodev_pending_show(struct seq_file *m, void *v)

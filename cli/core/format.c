@@ -158,3 +158,105 @@ int aio_sparkline(char *buf, size_t len, const __u64 *vals, size_t n,
 	buf[out] = '\0';
 	return (int)(n * w);
 }
+
+int aio_utf8_seq(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	int n, i;
+
+	if (p[0] && p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* the second byte's range excludes overlong forms, surrogates, > U+10FFFF */
+	if (p[0] == 0xe0)
+		lo = 0xa0;
+	else if (p[0] == 0xed)
+		hi = 0x9f;
+	else if (p[0] == 0xf0)
+		lo = 0x90;
+	else if (p[0] == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+int aio_fmt_term(char *buf, size_t len, const char *s)
+{
+	size_t off = 0, full = 0;
+
+	if (!buf || !len)
+		return -EINVAL;
+	while (*s) {
+		const unsigned char c = (unsigned char)*s;
+		char esc[8];
+		const char *unit = esc;
+		size_t n = 1, ulen;
+		int seq;
+
+		if (c == '\\') {
+			unit = "\\\\";
+		} else if (c >= 0x20 && c < 0x7f) {
+			unit = s;
+		} else if ((seq = aio_utf8_seq(s)) > 1 &&
+			   !(c == 0xc2 && (unsigned char)s[1] < 0xa0)) {	/* C1 */
+			unit = s;
+			n = (size_t)seq;
+		} else {
+			snprintf(esc, sizeof(esc), "\\x%02x", c);
+		}
+		ulen = unit == s ? n : strlen(unit);
+		if (full == off && off + ulen < len) {
+			memcpy(buf + off, unit, ulen);
+			off += ulen;
+		}
+		full += ulen;
+		s += n;
+	}
+	buf[off] = '\0';
+	return full > 0x7fffffff ? 0x7fffffff : (int)full;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int aio_unescape_hex(char *buf, size_t len, const char *s, size_t n)
+{
+	size_t i = 0, off = 0;
+
+	if (!buf || !len)
+		return -EINVAL;
+	while (i < n) {
+		char c = s[i++];
+
+		if (c == '\\' && i + 3 <= n && s[i] == 'x' &&
+		    hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
+			c = (char)(hexval(s[i + 1]) << 4 | hexval(s[i + 2]));
+			i += 3;
+		}
+		if (off + 1 < len)
+			buf[off] = c;
+		off++;
+	}
+	buf[off < len ? off : len - 1] = '\0';
+	return off > 0x7fffffff ? 0x7fffffff : (int)off;
+}

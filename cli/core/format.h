@@ -60,4 +60,29 @@ int aio_fmt_count(char *buf, size_t len, double n);
 int aio_sparkline(char *buf, size_t len, const __u64 *vals, size_t n,
 		  __u64 max, bool ascii);
 
+/*
+ * aio_utf8_seq - length of the well-formed UTF-8 character at @s (RFC 3629:
+ * no overlong forms, no surrogates, nothing above U+10FFFF): 1 for ASCII, 2..4,
+ * or 0 when @s starts an ill-formed sequence or is its terminating NUL. Reads
+ * no further than a NUL.
+ */
+int aio_utf8_seq(const char *s);
+
+/*
+ * aio_fmt_term - @s made safe for a terminal (names chosen by other users:
+ * comm, file names): printable ASCII and well-formed UTF-8 characters pass,
+ * except the C1 controls U+0080..U+009F; a backslash becomes "\\"; every
+ * other byte "\xHH" (ESC is "\x1b", a lone 0xc3 "\xc3"). Truncation keeps
+ * escapes and characters whole. Returns the length of the full result.
+ */
+int aio_fmt_term(char *buf, size_t len, const char *s);
+
+/*
+ * aio_unescape_hex - @s[0..@n) with each "\xHH" (two hex digits) decoded to
+ * its byte, every other byte copied as it is; NUL-terminated, truncated to
+ * @len - 1 bytes. The inverse of the aiodev listing's comm escaping. Returns
+ * the length of the full result.
+ */
+int aio_unescape_hex(char *buf, size_t len, const char *s, size_t n);
+
 #endif /* AIOSCOPE_CORE_FORMAT_H */

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "format.h"
 #include "json.h"
 
 void aio_json_init(struct aio_json *j, FILE *f, bool pretty)
@@ -71,42 +72,89 @@ static void value_end(struct aio_json *j)
 		fail(j, -EIO);
 }
 
+/*
+ * The next character of a string as JSON: @out gets its text (NUL-terminated,
+ * at most 7 bytes), the return value is the bytes of @p it covers. Quotes,
+ * backslashes and control characters are escaped; a byte that does not start
+ * a well-formed UTF-8 character becomes U+FFFD, so the output is valid UTF-8
+ * whatever the input (as Go's encoding/json does).
+ */
+static size_t json_unit(const char *p, char out[8])
+{
+	const unsigned char c = (unsigned char)*p;
+	int n;
+
+	switch (c) {
+	case '"':
+		strcpy(out, "\\\"");
+		return 1;
+	case '\\':
+		strcpy(out, "\\\\");
+		return 1;
+	case '\b':
+		strcpy(out, "\\b");
+		return 1;
+	case '\f':
+		strcpy(out, "\\f");
+		return 1;
+	case '\n':
+		strcpy(out, "\\n");
+		return 1;
+	case '\r':
+		strcpy(out, "\\r");
+		return 1;
+	case '\t':
+		strcpy(out, "\\t");
+		return 1;
+	}
+	if (c < 0x20) {
+		snprintf(out, 8, "\\u%04x", c);
+		return 1;
+	}
+	n = aio_utf8_seq(p);
+	if (!n) {
+		strcpy(out, "\\ufffd");
+		return 1;
+	}
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return n;
+}
+
 static void put_escaped(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	char unit[8];
 
 	fputc('"', f);
-	for (; *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\b':
-			fputs("\\b", f);
-			break;
-		case '\f':
-			fputs("\\f", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\r':
-			fputs("\\r", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		default:
-			if (*p < 0x20)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
+	while (*s) {
+		s += json_unit(s, unit);
+		fputs(unit, f);
 	}
 	fputc('"', f);
+}
+
+int aio_json_escape(char *buf, size_t len, const char *s)
+{
+	size_t off = 0, full = 2;
+	char unit[8];
+
+	if (!buf || len < 3 || !s)
+		return -EINVAL;
+	buf[off++] = '"';
+	while (*s) {
+		size_t n;
+
+		s += json_unit(s, unit);
+		n = strlen(unit);
+		if (full == off + 1 && off + n + 2 <= len) {
+			memcpy(buf + off, unit, n);
+			off += n;
+		}
+		full += n;
+	}
+	buf[off++] = '"';
+	buf[off] = '\0';
+	return full > 0x7fffffff ? 0x7fffffff : (int)full;
 }
 
 static void start(struct aio_json *j, bool obj)

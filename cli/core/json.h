@@ -53,7 +53,8 @@ void aio_json_name(struct aio_json *j, const char *name);
 
 /* Values (array elements, top-level values, or after aio_json_name). */
 /* aio_json_string - s escaped per RFC 8259 (control chars as \u00XX,
- * bytes >= 0x80 passed through); NULL writes null. */
+ * well-formed UTF-8 passed through, every byte of an ill-formed sequence as
+ * \ufffd: the output is valid UTF-8 always); NULL writes null. */
 void aio_json_string(struct aio_json *j, const char *s);
 void aio_json_u64(struct aio_json *j, __u64 v);
 void aio_json_s64(struct aio_json *j, __s64 v);
@@ -61,6 +62,14 @@ void aio_json_s64(struct aio_json *j, __s64 v);
 void aio_json_double(struct aio_json *j, double v);
 void aio_json_bool(struct aio_json *j, bool v);
 void aio_json_null(struct aio_json *j);
+
+/*
+ * aio_json_escape - @s as a JSON string literal, quotes included, escaped as
+ * aio_json_string() does, into @buf (for writers that build lines by hand).
+ * Truncation keeps escapes and characters whole and still closes the quote.
+ * Returns the length of the full literal, or -EINVAL (@len < 3, NULL).
+ */
+int aio_json_escape(char *buf, size_t len, const char *s);
 
 /* Named fields: aio_json_name() + the value. */
 void aio_json_string_field(struct aio_json *j, const char *name,

@@ -161,6 +161,14 @@ static void test_cancel_race(void)
 	set_knob("jitter_ns", "0");
 }
 
+/*
+ * A name that would forge fields and lines if written raw (PR_SET_NAME takes any
+ * byte but NUL): space, newline, tab, backslash, ESC, half a UTF-8 character.
+ * The listing writes each of those bytes as \xHH.
+ */
+#define T_CANCEL_COMM "t_c \nid=1\tx\\\x1b\xc3"
+#define T_CANCEL_COMM_LISTED "t_c\\x20\\x0aid=1\\x09x\\x5c\\x1b\\xc3"
+
 static int parse_pending(int want_stalled, int *nlines, const char **why)
 {
 	FILE *f = fopen(DBG_PENDING, "r");
@@ -175,14 +183,14 @@ static int parse_pending(int want_stalled, int *nlines, const char **why)
 	}
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long id, ctxv, obj;
-		char api[16], comm[32], op[16];
+		char api[16], comm[64], op[16];
 		int pid, tid, stalled, n = 0;
 		long long off;
 		unsigned long long age;
 		size_t len;
 
 		(*nlines)++;
-		if (sscanf(line, "id=0x%lx api=%15s pid=%d tid=%d comm=%31s op=%15s off=%lld len=%zu "
+		if (sscanf(line, "id=0x%lx api=%15s pid=%d tid=%d comm=%63s op=%15s off=%lld len=%zu "
 			   "age_ns=%llu stalled=%d ctx=0x%lx obj=0x%lx%n",
 			   &id, api, &pid, &tid, comm, op, &off, &len, &age, &stalled, &ctxv, &obj,
 			   &n) != 12 || line[n] != '\n') {
@@ -190,7 +198,7 @@ static int parse_pending(int want_stalled, int *nlines, const char **why)
 			bad++;
 			continue;
 		}
-		if (pid != getpid() || tid != gettid() || strcmp(comm, "t_cancel_test") ||
+		if (pid != getpid() || tid != gettid() || strcmp(comm, T_CANCEL_COMM_LISTED) ||
 		    stalled != want_stalled || !id || len != 4096 ||
 		    (strcmp(api, "aio") && strcmp(api, "uring")) ||
 		    (strcmp(op, "read") && strcmp(op, "write"))) {
@@ -213,7 +221,7 @@ static void test_abort_and_listing(void)
 	int fd = open_dev(O_RDWR), i, got, ugot = 0, ubad = 0, lines, bad;
 	const char *why;
 
-	prctl(PR_SET_NAME, "t_cancel test");	/* a space: listed as '_' */
+	prctl(PR_SET_NAME, T_CANCEL_COMM);
 	if (io_setup(4, &ctx) || io_uring_queue_init(8, &ring, 0))
 		die("setup");
 	set_knob("stall_every", "1");
@@ -235,7 +243,7 @@ static void test_abort_and_listing(void)
 	      "abort: 4 libaio + 4 io_uring requests stalled", "stalled +%lu inflight %lu",
 	      (unsigned long)(st.stalled - st0.stalled), (unsigned long)st.inflight);
 	bad = parse_pending(1, &lines, &why);
-	check(lines == 8 && !bad, "debugfs: pending lists 8 stalled requests in the documented format",
+	check(lines == 8 && !bad, "debugfs: pending lists 8 stalled requests in the documented format (comm escaped)",
 	      "%d lines, %d bad (%s)", lines, bad, why);
 
 	set_knob("abort", "1");

@@ -158,6 +158,49 @@ static void test_format_sparkline_ascii(void)
 		"empty series");
 }
 
+/* Names for a terminal: controls, ESC, C1, half characters and '\' escaped. */
+static void test_format_term_escapes(void)
+{
+	char b[64];
+	int n;
+
+	EXPECT(aio_fmt_term(b_, sizeof(b_), "fio"), "fio");
+	EXPECT(aio_fmt_term(b_, sizeof(b_), "\x1b]0;pwn\x07\x1b[2J"),
+	       "\\x1b]0;pwn\\x07\\x1b[2J");
+	EXPECT(aio_fmt_term(b_, sizeof(b_), "\nid=0x1\tpid=1"), "\\x0aid=0x1\\x09pid=1");
+	EXPECT(aio_fmt_term(b_, sizeof(b_), "a\\x1b"), "a\\\\x1b");
+	EXPECT(aio_fmt_term(b_, sizeof(b_), "\x7f\xc2\x9b" "1m"), "\\x7f\\xc2\\x9b1m");
+	/* well-formed UTF-8 passes; half a character does not */
+	EXPECT(aio_fmt_term(b_, sizeof(b_), "caf\xc3\xa9"), "caf\xc3\xa9");
+	EXPECT(aio_fmt_term(b_, sizeof(b_), "aaaaaaaaaaaaaa\xc3"), "aaaaaaaaaaaaaa\\xc3");
+	EXPECT(aio_fmt_term(b_, sizeof(b_), "\xed\xa0\x80\xf0\x9f\x98\x80"),
+	       "\\xed\\xa0\\x80\xf0\x9f\x98\x80");
+	/* truncation keeps escapes whole and returns the full length */
+	n = aio_fmt_term(b, 6, "ab\x1b" "c");
+	UASSERT(n == 7 && !strcmp(b, "ab"), "truncated: %d \"%s\"", n, b);
+	UASSERT(aio_fmt_term(NULL, 4, "x") == -EINVAL, "NULL buffer");
+}
+
+/* The aiodev listing's escaping undone; anything else copied as it is. */
+static void test_format_unescape_hex(void)
+{
+	char b[32];
+	const char *in = "\\x0aid=0x1\\x09pid=1\\x5c\\x20";
+	int n = aio_unescape_hex(b, sizeof(b), in, strlen(in));
+
+	UASSERT(n == 15 && !strcmp(b, "\nid=0x1\tpid=1\\ "), "decoded %d \"%s\"", n, b);
+	n = aio_unescape_hex(b, sizeof(b), "\\x4\\xg1\\y\\", 10);
+	UASSERT(n == 10 && !strcmp(b, "\\x4\\xg1\\y\\"), "malformed kept: %d \"%s\"", n, b);
+	n = aio_unescape_hex(b, sizeof(b), "\\x41\\x42", 6);	/* the second cut short */
+	UASSERT(n == 3 && !strcmp(b, "A\\x"), "bounded by n: %d \"%s\"", n, b);
+	n = aio_unescape_hex(b, 4, "abcdef", 6);
+	UASSERT(n == 6 && !strcmp(b, "abc"), "truncated: %d \"%s\"", n, b);
+	UASSERT(aio_utf8_seq("") == 0 && aio_utf8_seq("a") == 1 &&
+		aio_utf8_seq("\xc3\xa9") == 2 && aio_utf8_seq("\xc3") == 0 &&
+		aio_utf8_seq("\xe0\x80\x80") == 0 && aio_utf8_seq("\xf4\x8f\xbf\xbf") == 4,
+		"aio_utf8_seq");
+}
+
 int main(void)
 {
 	RUN(test_format_ns_units);
@@ -169,5 +212,7 @@ int main(void)
 	RUN(test_format_truncation_and_invalid);
 	RUN(test_format_sparkline_utf8);
 	RUN(test_format_sparkline_ascii);
+	RUN(test_format_term_escapes);
+	RUN(test_format_unescape_hex);
 	return unit_done("format");
 }

@@ -115,6 +115,46 @@ static void test_json_string_escaping(void)
 	UASSERT(!strcmp(s, "{\"we\\\"ird\":1}\n"), "escaped name: %s", s);
 }
 
+/* A 15-byte comm that ends in half of "é", and bytes that are never UTF-8. */
+static void test_json_invalid_utf8_replaced(void)
+{
+	const char *s;
+
+	begin(false);
+	aio_json_string(&J, "aaaaaaaaaaaaaa\xc3");
+	s = finish();
+	UASSERT(!strcmp(s, "\"aaaaaaaaaaaaaa\\ufffd\"\n"), "half a character: %s", s);
+	begin(false);
+	/* overlong '/', a surrogate, > U+10FFFF, a lone continuation, 0xff */
+	aio_json_string(&J, "\xc0\xaf|\xed\xa0\x80|\xf4\x90\x80\x80|\x80|\xff|\xe2\x82");
+	s = finish();
+	UASSERT(!strcmp(s, "\"\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd\\ufffd|"
+			"\\ufffd|\\ufffd|\\ufffd\\ufffd\"\n"), "ill-formed: %s", s);
+	begin(false);
+	/* well-formed 2-, 3- and 4-byte characters and the edges pass unchanged */
+	aio_json_string(&J, "\xc2\x80\xc3\xa9\xe2\x82\xac\xed\x9f\xbf\xef\xbf\xbf\xf0\x9f\x98\x80"
+			"\xf4\x8f\xbf\xbf");
+	s = finish();
+	UASSERT(!strcmp(s, "\"\xc2\x80\xc3\xa9\xe2\x82\xac\xed\x9f\xbf\xef\xbf\xbf\xf0\x9f\x98\x80"
+			"\xf4\x8f\xbf\xbf\"\n"), "well-formed: %s", s);
+}
+
+/* aio_json_escape: the same text into a buffer, whole units, quote closed. */
+static void test_json_escape_buffer(void)
+{
+	char buf[16];
+	int n;
+
+	n = aio_json_escape(buf, sizeof(buf), "a\n\xc3");
+	UASSERT(n == 11 && !strcmp(buf, "\"a\\n\\ufffd\""), "n %d buf %s", n, buf);
+	n = aio_json_escape(buf, 8, "ab\x01" "cd");
+	UASSERT(n == 12 && !strcmp(buf, "\"ab\""), "truncated: n %d buf %s", n, buf);
+	n = aio_json_escape(buf, sizeof(buf), "");
+	UASSERT(n == 2 && !strcmp(buf, "\"\""), "empty: n %d buf %s", n, buf);
+	UASSERT(aio_json_escape(buf, 2, "x") == -EINVAL, "len 2 is too small");
+	UASSERT(aio_json_escape(NULL, 8, "x") == -EINVAL, "NULL buffer");
+}
+
 static void test_json_doubles(void)
 {
 	const char *s;
@@ -231,6 +271,8 @@ int main(void)
 	RUN(test_json_nested_arrays);
 	RUN(test_json_one_object_per_line);
 	RUN(test_json_string_escaping);
+	RUN(test_json_invalid_utf8_replaced);
+	RUN(test_json_escape_buffer);
 	RUN(test_json_doubles);
 	RUN(test_json_pretty);
 	RUN(test_json_misuse_is_reported);
