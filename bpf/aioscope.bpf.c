@@ -1035,35 +1035,6 @@ static __always_inline void on_reap(__u64 ctx, __u64 events_ptr, long ret)
  * The kiocb address as a number (the verifier forbids hashing a BTF pointer);
  * bpf_get_func_arg is inlined by the verifier.
  */
-/*
- * fentry/fexit programs run with migration disabled but preemption enabled: on a
- * preemptible kernel (7.x boots "lazy" by default) another task of the same CPU
- * could run in the middle of one and reuse its per-CPU scratch buffer or interleave
- * its per-CPU counter updates. The programs hold off preemption for their few hundred
- * nanoseconds where the kernel allows it (6.10+; 6.1's default, voluntary
- * preemption, never preempts them). A reschedule that came due meanwhile happens at
- * bpf_preempt_enable(), still inside the kernel's recursion guard: the twins below
- * are what keeps that from losing requests.
- */
-#ifndef bpf_ksym_exists	/* libbpf 1.2; Debian 12 has 1.1, which resolves weak kfuncs */
-#define bpf_ksym_exists(sym) (!!(sym))
-#endif
-
-extern void bpf_preempt_disable(void) __weak __ksym;
-extern void bpf_preempt_enable(void) __weak __ksym;
-
-static __always_inline void hold_cpu(void)
-{
-	if (bpf_ksym_exists(bpf_preempt_disable))
-		bpf_preempt_disable();
-}
-
-static __always_inline void release_cpu(void)
-{
-	if (bpf_ksym_exists(bpf_preempt_enable))
-		bpf_preempt_enable();
-}
-
 static __always_inline __u64 arg0(void *ctx)
 {
 	__u64 v = 0;
@@ -1074,9 +1045,13 @@ static __always_inline __u64 arg0(void *ctx)
 
 /*
  * Submit and reap twins (fentry mode). The kernel skips a program while it is active
- * on the CPU, and a task preempted inside one (bpf_preempt_enable() honours a pending
- * reschedule before the kernel's guard is released) makes it skip for every other
- * task there: 2 to 15 of 4,500 submissions went missing so on 7.2's lazy preemption.
+ * on the CPU, and fentry/fexit programs run with preemption enabled: on a
+ * preemptible kernel (7.x boots "lazy" by default) a task preempted inside one makes
+ * it skip for every other task there until it runs again; 57 of 81 submissions went
+ * missing so in one round on 7.2. (Holding off preemption with bpf_preempt_disable()
+ * does not close that window: the pending reschedule happens at bpf_preempt_enable(),
+ * still inside the kernel's guard; and libbpf 1.1 cannot resolve a missing weak kfunc
+ * without CAP_SYS_ADMIN, which 6.1 without the kfunc then needs.)
  * So each of these hooks has two programs, run one after the other by the same
  * trampoline, and exactly one of them handles each call: the task's token holds a
  * signature of the call; the first to run finds a different token, takes the call
@@ -1126,10 +1101,8 @@ static __always_inline int fentry_submit(void *ctx, struct kiocb *req, const str
 	__u64 id = arg0(ctx);
 	int ret = 0;
 
-	hold_cpu();
 	if (twin_turn(submit_sig(id, iocb), first))
 		ret = on_submit(ctx, req, iocb, op, btf, id);
-	release_cpu();
 	return ret;
 }
 
@@ -1165,9 +1138,7 @@ int BPF_PROG(fexit_aio_read)
 	__u64 ret = 0;
 
 	bpf_get_func_ret(ctx, &ret);
-	hold_cpu();
 	on_submit_ret(arg0(ctx), (int)ret);
-	release_cpu();
 	return 0;
 }
 
@@ -1177,9 +1148,7 @@ int BPF_PROG(fexit_aio_write)
 	__u64 ret = 0;
 
 	bpf_get_func_ret(ctx, &ret);
-	hold_cpu();
 	on_submit_ret(arg0(ctx), (int)ret);
-	release_cpu();
 	return 0;
 }
 
@@ -1189,18 +1158,14 @@ int BPF_PROG(fexit_aio_fsync)
 	__u64 ret = 0;
 
 	bpf_get_func_ret(ctx, &ret);
-	hold_cpu();
 	on_submit_ret(arg0(ctx), (int)ret);
-	release_cpu();
 	return 0;
 }
 
 SEC("?fentry/aio_complete")
 int BPF_PROG(fentry_aio_complete, struct aio_kiocb *iocb)
 {
-	hold_cpu();
 	on_complete(iocb, true, arg0(ctx), false, 0, complete_twin);
-	release_cpu();
 	return 0;
 }
 
@@ -1215,9 +1180,7 @@ int BPF_PROG(fentry_aio_complete, struct aio_kiocb *iocb)
 SEC("?fentry/aio_complete_rw")
 int BPF_PROG(fentry_aio_complete_rw, struct kiocb *kiocb, long res)
 {
-	hold_cpu();
 	on_complete((struct aio_kiocb *)kiocb, false, arg0(ctx), true, res, false);
-	release_cpu();
 	return 0;
 }
 
@@ -1231,11 +1194,9 @@ static __always_inline int fexit_reap(void *ctx, aio_context_t ctx_id, long ret,
 		return 0;
 	if ((targ_tgid || filter_cg) && !task_ok(bpf_get_current_pid_tgid() >> 32))
 		return 0;
-	hold_cpu();
 	/* twins: see SUBMIT_TWINS; a reap is its context, events array and count */
 	if (twin_turn(events ^ ((__u64)ctx_id << 7) ^ ((__u64)ret << 45), first))
 		on_reap(ctx_id, events, ret);
-	release_cpu();
 	return 0;
 }
 
