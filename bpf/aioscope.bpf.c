@@ -58,6 +58,12 @@ const volatile bool lean = false;
 /* record the submitting kernel and user stacks of each request (stuck --stack) */
 const volatile bool targ_stacks = false;
 const volatile bool mode_syscalls = false;
+/*
+ * Fault injection for the tests (AIOSCOPE_FAULT_LOSE_DATA): completions of libaio
+ * requests whose user data (aio_data) is at least this are not seen, as when the
+ * kernel skips a program run. 0: off, and the check is compiled out.
+ */
+const volatile __u64 fault_lose_data = 0;
 
 /* ---- maps ---- */
 /*
@@ -175,13 +181,6 @@ struct {
 	__uint(max_entries, 16 << 20);
 } events SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct aios_reap);
-} reap_buf SEC(".maps");
-
 /* syscall arguments saved at sys_enter, by thread */
 struct sc_args {
 	__u64 ts;
@@ -210,7 +209,7 @@ static __always_inline void drop(__u32 what)
 	__u64 *c = bpf_map_lookup_elem(&drops, &what);
 
 	if (c)
-		*c += 1;
+		__sync_fetch_and_add(c, 1);
 }
 
 /*
@@ -362,13 +361,22 @@ static __always_inline void hist_add(__u32 kind, __u64 group, __u64 v)
 		}
 	}
 add:
-	h->count++;
-	h->sum += v;
-	if (v > h->max)
-		h->max = v;
+	/*
+	 * Atomic although per-CPU: a program can be preempted (fentry runs with only
+	 * migration disabled) or interrupted here by its twin on this CPU, and a plain
+	 * increment would lose one of the two updates.
+	 */
+	__sync_fetch_and_add(&h->count, 1);
+	__sync_fetch_and_add(&h->sum, v);
 	b = aio_bucket(v);
 	if (b < AIOS_HIST_SLOTS)
-		h->slots[b]++;
+		__sync_fetch_and_add(&h->slots[b], 1);
+	for (int i = 0; i < 4; i++) {
+		__u64 max = h->max;
+
+		if (v <= max || __sync_val_compare_and_swap(&h->max, max, v) == max)
+			break;
+	}
 }
 
 static __always_inline __u64 group_of(struct aios_req *r)
@@ -458,6 +466,24 @@ static __always_inline void hash_purge(struct aios_key *key)
 	stale(p);
 	if (!bpf_map_delete_elem(&inflight, key))
 		__sync_fetch_and_add(&nhash, -1);
+}
+
+/*
+ * A request the filters reject (or that is not followed at all) may reuse the key of
+ * a stale record: forget that record now, or this request's completion would take
+ * it and report the old request with an arbitrary latency.
+ */
+static __always_inline void forget(struct aios_key *key)
+{
+	struct aios_slot *s = slot_of(key->id);
+
+	if (s && s->kiocb == key->id) {
+		if (s->req.id == key->id)
+			stale(&s->req);
+		slot_release(s, key->id);
+	}
+	if (nhash > 0)
+		hash_purge(key);
 }
 
 /*
@@ -563,8 +589,10 @@ static __always_inline bool submit_fill(struct aios_req *r, struct file *f, __u6
 static __always_inline void submit_req(struct aios_key *key, struct aios_req *r,
 				       struct file *f, __u64 pid_tgid, bool btf, bool file_later)
 {
-	if (!submit_fill(r, f, pid_tgid, btf, file_later))
+	if (!submit_fill(r, f, pid_tgid, btf, file_later)) {
+		forget(key);
 		return;
+	}
 	if (want_qd)
 		r->qd = qd_all(r, 1);
 	if (inflight_put(key, r)) {
@@ -602,8 +630,10 @@ static __always_inline int on_submit(void *ctx, struct kiocb *kiocb, const struc
 	struct aios_req r = {};
 	__u64 pid_tgid;
 
-	if ((targ_tgid || filter_cg) && !task_ok(bpf_get_current_pid_tgid() >> 32))
+	if ((targ_tgid || filter_cg) && !task_ok(bpf_get_current_pid_tgid() >> 32)) {
+		forget(&key);
 		return 0;
+	}
 	if (lean) {
 		/*
 		 * hist by nothing or by op: the completion needs the submit time, the op
@@ -613,6 +643,7 @@ static __always_inline int on_submit(void *ctx, struct kiocb *kiocb, const struc
 
 		if (s) {
 			s->req.ts = bpf_ktime_get_ns();
+			s->req.data = btf ? iocb->aio_data : BPF_CORE_READ(iocb, aio_data);
 			s->req.op = op;
 			s->req.flags = 0;
 			s->req.id = id;
@@ -641,7 +672,7 @@ static __always_inline int on_submit(void *ctx, struct kiocb *kiocb, const struc
 			} else {
 				q->ctx = 0;
 				q->obj = 0;
-				q->data = 0;
+				q->data = iocb->aio_data;
 			}
 			q->offset = iocb->aio_offset;
 			q->len = iocb->aio_nbytes;
@@ -654,6 +685,8 @@ static __always_inline int on_submit(void *ctx, struct kiocb *kiocb, const struc
 			q->ustack = 0;
 			if (!submit_fill(q, kiocb->ki_filp, pid_tgid, true, false)) {
 				slot_release(s, id);
+				if (nhash > 0)
+					hash_purge(&key);
 				return 0;
 			}
 			if (nhash > 0)
@@ -668,6 +701,8 @@ static __always_inline int on_submit(void *ctx, struct kiocb *kiocb, const struc
 		r.ctx = BPF_CORE_READ(ak, ki_ctx, user_id);
 		r.obj = BPF_CORE_READ(ak, ki_res.obj);
 		r.data = BPF_CORE_READ(ak, ki_res.data);
+	} else {
+		r.data = iocb->aio_data;
 	}
 	if (btf) {
 		r.offset = iocb->aio_offset;
@@ -810,17 +845,30 @@ static __always_inline int on_complete(struct aio_kiocb *ak, bool btf, __u64 id,
 {
 	struct aios_key key = { .id = id };
 	struct aios_req r;
+	__u64 now, data;
 	__s64 res;
-	__u64 now;
 
+	/*
+	 * The request's user data, to check the record against: a record whose data
+	 * differs is a stale one, left by an earlier request on this kiocb whose
+	 * completion was not seen, and this request's submit was not seen either.
+	 */
+	data = btf ? ak->ki_res.data : BPF_CORE_READ(ak, ki_res.data);
+	if (fault_lose_data && data >= fault_lose_data)
+		return 0;
 	if (lean) {
 		struct aios_slot *s = slot_of(id);
 
 		if (s && s->kiocb == id) {
 			__u64 ts = s->req.ts, dns = s->req.driver_ns, lat, g;
 			__u8 flags = s->req.flags, op = s->req.op;
+			bool same = s->req.data == data;
 
 			slot_release(s, id);
+			if (!same) {
+				drop(AIOS_DROP_UNMATCHED);
+				return 0;
+			}
 			twin_took(twin, op);
 			now = bpf_ktime_get_ns();
 			lat = now - ts;
@@ -843,8 +891,9 @@ static __always_inline int on_complete(struct aio_kiocb *ak, bool btf, __u64 id,
 		__u32 state;
 
 		res = ak->ki_res.res;
-		/* not in its slot, or cancelled: the long way below */
-		state = s && s->kiocb == id ? state_of(res, s->req.flags) : AIOS_CANCELLED;
+		/* not in its slot, stale, or cancelled: the long way below */
+		state = s && s->kiocb == id && s->req.data == data ?
+			state_of(res, s->req.flags) : AIOS_CANCELLED;
 		if (state != AIOS_CANCELLED) {
 			now = bpf_ktime_get_ns();
 			if (now - s->req.ts >= min_lat_ns) {
@@ -868,6 +917,11 @@ static __always_inline int on_complete(struct aio_kiocb *ak, bool btf, __u64 id,
 			drop(AIOS_DROP_UNMATCHED);
 		return 0;
 	}
+	if (r.data != data) {
+		stale(&r);
+		drop(AIOS_DROP_UNMATCHED);
+		return 0;
+	}
 	twin_took(twin, r.op);
 	now = bpf_ktime_get_ns();
 	if (btf) {
@@ -878,7 +932,7 @@ static __always_inline int on_complete(struct aio_kiocb *ak, bool btf, __u64 id,
 	} else if (rw) {
 		r.ctx = BPF_CORE_READ(ak, ki_ctx, user_id);
 		r.obj = BPF_CORE_READ(ak, ki_res.obj);
-		r.data = BPF_CORE_READ(ak, ki_res.data);
+		r.data = data;
 		res = rw_res;
 	} else {
 		res = BPF_CORE_READ(ak, ki_res.res);
@@ -898,24 +952,41 @@ struct reap_ctx {
 };
 
 /*
- * REAP records: the events as the application got them, up to 32 per record, sized
- * to what was reaped (most io_getevents calls return one or a few events): built in
- * a per-CPU scratch buffer and copied with bpf_ringbuf_output.
+ * REAP records: the events as the application got them, up to 32 per record,
+ * reserved in the ring buffer and filled in place. A per-CPU scratch buffer would
+ * not do: a preempted reaper's half-built record can be overwritten by another
+ * reaper on the same CPU. The reserved size must be a constant, so it is the
+ * smallest of 4, 8, 16 or 32 events that holds them; user space reads n.
  */
+#define REAP_REC_SIZE(n) (offsetof(struct aios_reap, ev) + (n) * sizeof(struct aios_io_event))
+
+static __always_inline struct aios_reap *reap_reserve(__u32 cnt)
+{
+	if (cnt <= 4)
+		return bpf_ringbuf_reserve(&events, REAP_REC_SIZE(4), 0);
+	if (cnt <= 8)
+		return bpf_ringbuf_reserve(&events, REAP_REC_SIZE(8), 0);
+	if (cnt <= 16)
+		return bpf_ringbuf_reserve(&events, REAP_REC_SIZE(16), 0);
+	return bpf_ringbuf_reserve(&events, REAP_REC_SIZE(AIOS_REAP_BATCH), 0);
+}
+
 static long reap_rec_cb(__u32 i, void *data)
 {
 	struct reap_ctx *c = data;
 	struct aios_reap *rec;
-	__u32 cnt, zero = 0;
+	__u32 cnt;
 
 	if (i * AIOS_REAP_BATCH >= c->n)
 		return 1;
 	cnt = c->n - i * AIOS_REAP_BATCH;
 	if (cnt > AIOS_REAP_BATCH)
 		cnt = AIOS_REAP_BATCH;
-	rec = bpf_map_lookup_elem(&reap_buf, &zero);
-	if (!rec)
-		return 1;
+	rec = reap_reserve(cnt);
+	if (!rec) {
+		drop(AIOS_DROP_RINGBUF);
+		return 0;
+	}
 	rec->type = AIOS_REC_REAP;
 	rec->ts = c->now;
 	rec->ctx = c->ctx;
@@ -925,9 +996,7 @@ static long reap_rec_cb(__u32 i, void *data)
 					 sizeof(struct aios_io_event))))
 		cnt = 0;
 	rec->n = cnt;
-	if (bpf_ringbuf_output(&events, rec, offsetof(struct aios_reap, ev) +
-			       cnt * sizeof(struct aios_io_event), rb_flags()))
-		drop(AIOS_DROP_RINGBUF);
+	bpf_ringbuf_submit(rec, rb_flags());
 	return 0;
 }
 
@@ -1566,18 +1635,18 @@ int raw_uring_submit(struct bpf_raw_tracepoint_args *ctx)
 
 	if (!req)
 		return 0;
-	op = uring_op(BPF_CORE_READ(req, opcode), &vectored);
-	if (op < 0)
-		return 0;
 	/*
 	 * io_kiocb.flags grew from 32 to 64 bits (6.9): read at the running kernel's
 	 * size (a CO-RE size relocation); the bits needed are in the low word.
 	 */
+	op = uring_op(BPF_CORE_READ(req, opcode), &vectored);
 	rflags = (__u32)BPF_CORE_READ_BITFIELD_PROBED(req, flags);
-	if (rflags & URING_F_CQE_SKIP)
+	/* io_kiocbs are recycled at once: one not followed must not find a stale record */
+	if (op < 0 || (rflags & URING_F_CQE_SKIP) ||
+	    ((targ_tgid || filter_cg) && !task_ok(pid_tgid >> 32))) {
+		forget(&key);
 		return 0;
-	if ((targ_tgid || filter_cg) && !task_ok(pid_tgid >> 32))
-		return 0;
+	}
 	r.ts = bpf_ktime_get_ns();
 	r.id = key.id;
 	r.ctx = (__u64)BPF_CORE_READ(req, ctx);
@@ -1625,6 +1694,12 @@ int raw_uring_complete(struct bpf_raw_tracepoint_args *ctx)
 	/* not a request followed here (another opcode, a filtered submitter) */
 	if (!req || !inflight_take(&key, &r) || r.api != AIOS_API_URING)
 		return 0;
+	/* a stale record (see on_complete): another request's */
+	if (r.data != BPF_CORE_READ(req, cqe.user_data)) {
+		stale(&r);
+		drop(AIOS_DROP_UNMATCHED);
+		return 0;
+	}
 	if (!r.dev && !r.ino) {
 		/*
 		 * File not known at submit: counted in the queue depth of "no device",

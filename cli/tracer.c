@@ -691,6 +691,9 @@ static int try_once(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	t->uring = t->uring_tp && !(miss & HK(HK_URING));
 	s->rodata->want_uring = t->uring;
 	s->rodata->targ_stacks = o->stacks && !sysc;
+	/* test hook: lose the completions of libaio requests with this user data or more */
+	if (getenv("AIOSCOPE_FAULT_LOSE_DATA"))
+		s->rodata->fault_lose_data = strtoull(getenv("AIOSCOPE_FAULT_LOSE_DATA"), NULL, 0);
 	/* ids are hashes of the stacks: room against collisions (about 4.5 MiB) */
 	bpf_map__set_max_entries(s->maps.stacks, s->rodata->targ_stacks ? 16384 : 1);
 	s->rodata->lean = o->hist && !o->events && !o->inflight && !o->stacks &&

@@ -5,7 +5,9 @@
  * io_getevents and prints what it got:
  *   pid=P submitted=N done=D eio=E ecanceled=X other=O cancel_inprogress=I
  *
- *   t_aio [-n N] [-c C] [-w FILE] [-W] PATH
+ *   t_aio [-n N] [-c C] [-d DATA] [-w FILE] [-W] PATH
+ *     -d DATA   user data (aio_data) of the first request, DATA + i of the others
+ *               (default 1)
  *     -w FILE   wait until FILE exists before submitting (lets a tracer attach first)
  *     -W        open for writing and submit writes instead of reads
  */
@@ -20,6 +22,7 @@
 int main(int argc, char **argv)
 {
 	int n = 16, ncancel = 0, opt, fd, ret, i, write_mode = 0;
+	unsigned long long data0 = 1;
 	int done = 0, eio = 0, ecanceled = 0, other = 0, inprogress = 0;
 	const char *waitfile = NULL;
 	struct iocb *iocbs, **pp;
@@ -27,19 +30,20 @@ int main(int argc, char **argv)
 	io_context_t ctx = 0;
 	char *buf;
 
-	while ((opt = getopt(argc, argv, "n:c:w:W")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:d:w:W")) != -1) {
 		switch (opt) {
 		case 'n': n = atoi(optarg); break;
 		case 'c': ncancel = atoi(optarg); break;
+		case 'd': data0 = strtoull(optarg, NULL, 0); break;
 		case 'w': waitfile = optarg; break;
 		case 'W': write_mode = 1; break;
 		default:
-			fprintf(stderr, "usage: t_aio [-n N] [-c C] [-w FILE] [-W] PATH\n");
+			fprintf(stderr, "usage: t_aio [-n N] [-c C] [-d DATA] [-w FILE] [-W] PATH\n");
 			return 2;
 		}
 	}
 	if (optind >= argc || n <= 0 || ncancel < 0 || ncancel > n) {
-		fprintf(stderr, "usage: t_aio [-n N] [-c C] [-w FILE] [-W] PATH\n");
+		fprintf(stderr, "usage: t_aio [-n N] [-c C] [-d DATA] [-w FILE] [-W] PATH\n");
 		return 2;
 	}
 	fd = open(argv[optind], write_mode ? O_RDWR : O_RDONLY);
@@ -65,7 +69,7 @@ int main(int argc, char **argv)
 			io_prep_pwrite(&iocbs[i], fd, buf + 4096 * (size_t)i, 4096, 4096LL * i);
 		else
 			io_prep_pread(&iocbs[i], fd, buf + 4096 * (size_t)i, 4096, 4096LL * i);
-		iocbs[i].data = (void *)(long)(i + 1);
+		iocbs[i].data = (void *)(unsigned long)(data0 + i);
 		pp[i] = &iocbs[i];
 	}
 	ret = io_submit(ctx, n, pp);
