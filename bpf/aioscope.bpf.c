@@ -475,7 +475,7 @@ static __always_inline void hash_purge(struct aios_key *key)
  */
 static __always_inline void forget(struct aios_key *key)
 {
-	struct aios_slot *s = slot_of(key->id);
+	struct aios_slot *s = mode_syscalls ? NULL : slot_of(key->id);
 
 	if (s && s->kiocb == key->id) {
 		if (s->req.id == key->id)
@@ -1297,14 +1297,26 @@ struct {
 	__type(value, struct aios_key);
 } cancel_arg SEC(".maps");
 
+/*
+ * The call is recorded at entry: the driver's cancel work can complete the request,
+ * and its DONE record look the call up, before io_cancel returns (under full
+ * preemption it often does). The return fills in the entry if it is still there.
+ */
 SEC("?ksyscall/io_cancel")
 int BPF_KSYSCALL(ksys_io_cancel, aio_context_t ctx_id, struct iocb *iocb)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct aios_cancel c = {
+		.ts = bpf_ktime_get_ns(),
+		.ret = AIOS_CANCEL_RET_PENDING,
+		.pid = pid_tgid >> 32,
+		.tid = (__u32)pid_tgid,
+	};
 	struct aios_key k;
 
 	k.id = (__u64)iocb;
 	k.aux = aios_aux(ctx_id, pid_tgid >> 32);
+	bpf_map_update_elem(&cancels, &k, &c, BPF_ANY);
 	bpf_map_update_elem(&cancel_arg, &pid_tgid, &k, BPF_ANY);
 	return 0;
 }
@@ -1314,18 +1326,17 @@ int BPF_KRETPROBE(kretsys_io_cancel, long ret)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct aios_key *a = bpf_map_lookup_elem(&cancel_arg, &pid_tgid);
+	struct aios_cancel *c;
 	struct aios_key k;
-	struct aios_cancel c;
 
 	if (!a)
 		return 0;
 	k = *a;
 	bpf_map_delete_elem(&cancel_arg, &pid_tgid);
-	c.ts = bpf_ktime_get_ns();
-	c.ret = ret;
-	c.pid = pid_tgid >> 32;
-	c.tid = (__u32)pid_tgid;
-	bpf_map_update_elem(&cancels, &k, &c, BPF_ANY);
+	c = bpf_map_lookup_elem(&cancels, &k);
+	/* this thread's call, not yet taken by the completion */
+	if (c && c->tid == (__u32)pid_tgid && c->ret == AIOS_CANCEL_RET_PENDING)
+		c->ret = ret;
 	return 0;
 }
 
@@ -1427,6 +1438,93 @@ static __always_inline int sc_enter(void *map, __u64 ctx, __u64 ptr, __s64 nr)
 		return 0;
 	a.ts = bpf_ktime_get_ns();
 	bpf_map_update_elem(map, &pid_tgid, &a, BPF_ANY);
+	return 0;
+}
+
+/*
+ * Records that only a reap removes (syscalls mode's in-flight entries, hist --reap's
+ * done map) would stay forever for a process that exits, or destroys its context,
+ * with events it never reaped; past the maps' size every new request would be
+ * dropped. They are purged when the process's last thread exits (after exit_mm,
+ * where exit_aio waited for its requests) and after io_destroy.
+ */
+struct purge_ctx {
+	__u64 aux;	/* aios_aux(ctx, tgid) to match, or ... */
+	__u64 mask;	/* ... only the bits of it this covers */
+};
+
+#define AUX_TGID_MASK (~0ULL << 40)
+
+static long purge_inflight_cb(struct bpf_map *map, struct aios_key *key, struct aios_req *r,
+			      struct purge_ctx *p)
+{
+	if ((key->aux & p->mask) != p->aux)
+		return 0;
+	stale(r);
+	if (!bpf_map_delete_elem(map, key))
+		__sync_fetch_and_add(&nhash, -1);
+	return 0;
+}
+
+static long purge_done_cb(struct bpf_map *map, struct aios_key *key, struct done_val *v,
+			  struct purge_ctx *p)
+{
+	if ((key->aux & p->mask) == p->aux)
+		bpf_map_delete_elem(map, key);
+	return 0;
+}
+
+static __always_inline void purge(__u64 aux, __u64 mask)
+{
+	struct purge_ctx p = { .aux = aux & mask, .mask = mask };
+
+	if (mode_syscalls)
+		bpf_for_each_map_elem(&inflight, purge_inflight_cb, &p, 0);
+	if (want_hist_reap)
+		bpf_for_each_map_elem(&done, purge_done_cb, &p, 0);
+}
+
+SEC("?tracepoint/sched/sched_process_exit")
+int tp_process_exit(void *ctx)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+
+	if (BPF_CORE_READ(task, signal, live.counter))
+		return 0;	/* not the last thread */
+	purge(aios_aux(0, bpf_get_current_pid_tgid() >> 32), AUX_TGID_MASK);
+	return 0;
+}
+
+/* io_destroy's context, from its entry to its return (when its requests are over) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);		/* pid_tgid */
+	__type(value, __u64);		/* aio_context_t */
+} destroy_arg SEC(".maps");
+
+SEC("?tracepoint/syscalls/sys_enter_io_destroy")
+int tp_enter_destroy(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), c = ctx->args[0];
+
+	bpf_map_update_elem(&destroy_arg, &pid_tgid, &c, BPF_ANY);
+	return 0;
+}
+
+SEC("?tracepoint/syscalls/sys_exit_io_destroy")
+int tp_exit_destroy(struct trace_event_raw_sys_exit *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 *c = bpf_map_lookup_elem(&destroy_arg, &pid_tgid);
+	__u64 aux;
+
+	if (!c)
+		return 0;
+	aux = aios_aux(*c, pid_tgid >> 32);
+	bpf_map_delete_elem(&destroy_arg, &pid_tgid);
+	if (!ctx->ret)
+		purge(aux, ~0ULL);
 	return 0;
 }
 

@@ -104,9 +104,12 @@ struct aios_done {
 };
 
 /* An io_cancel call, until the request it named completes. */
+/* aios_cancel.ret while io_cancel has not returned (it never returns > 0) */
+#define AIOS_CANCEL_RET_PENDING	1
+
 struct aios_cancel {
-	__u64 ts;
-	__s64 ret;
+	__u64 ts;		/* io_cancel entered */
+	__s64 ret;		/* what it returned, or AIOS_CANCEL_RET_PENDING */
 	__u32 pid;
 	__u32 tid;
 };

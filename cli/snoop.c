@@ -326,7 +326,10 @@ static int print_event(void *ctx, const struct tracer_event *e)
 			jl_raw(&l, ",\"tid\":");
 			jl_s64(&l, e->cancel_tid);
 			jl_raw(&l, ",\"ret\":");
-			jl_s64(&l, e->cancel_ret);
+			if (e->cancel_ret == TRACER_CANCEL_RET_PENDING)
+				jl_raw(&l, "null");	/* completed before io_cancel returned */
+			else
+				jl_s64(&l, e->cancel_ret);
 			jl_raw(&l, ",\"after_ns\":");
 			jl_u64(&l, e->cancel_ns);
 			jl_raw(&l, "}");

@@ -595,7 +595,7 @@ struct from_tracer {
 	struct tracer *t;
 	struct stuck_list *l;
 	uint64_t now, min_age;
-	bool loose;	/* syscalls mode: ids are user iocb pointers */
+	bool by_user_iocb;	/* syscalls mode: ids are user iocb pointers */
 	int err;
 };
 
@@ -628,10 +628,7 @@ static int add_inflight(void *ctx, const struct tracer_inflight *q)
 
 		if (o->src != STUCK_SRC_DEBUGFS)
 			continue;
-		if (o->id == q->id || (q->obj && o->obj == q->obj) ||
-		    /* syscalls mode: ids differ; the same submitter, op, offset, length */
-		    (ft->loose && o->pid == q->pid && o->offset == (uint64_t)q->offset &&
-		     o->bytes == q->bytes && !strcmp(o->op, tracer_op_name(q->op)))) {
+		if (stuck_same_request(o, q->id, q->pid, ft->by_user_iocb)) {
 			add_stacks(ft->t, o, q);
 			return 0;
 		}
@@ -661,7 +658,7 @@ static int add_inflight(void *ctx, const struct tracer_inflight *q)
 int stuck_from_tracer(struct tracer *t, struct stuck_list *l, uint64_t older_than_ns)
 {
 	struct from_tracer ft = { .t = t, .l = l, .now = tracer_now_ns(), .min_age = older_than_ns,
-				  .loose = !strcmp(tracer_mode_name(t), "syscalls") };
+				  .by_user_iocb = !strcmp(tracer_mode_name(t), "syscalls") };
 	int rc = tracer_inflight_foreach(t, add_inflight, &ft);
 
 	if (ft.err)

@@ -209,6 +209,8 @@ static void aiodev_node(const char *path, struct aio_req *r)
 /* aiodev requests the tracer cannot know (pending from before it attached). */
 static void fresh_add_debugfs(struct top_collect *c, uint64_t now)
 {
+	bool by_user_iocb = !strcmp(tracer_mode_name(c->tr), "syscalls");
+
 	for (size_t i = 0; i < c->pend.n; i++) {
 		const struct stuck_req *s = &c->pend.v[i];
 		struct aio_req r = {
@@ -223,9 +225,12 @@ static void fresh_add_debugfs(struct top_collect *c, uint64_t now)
 			.flags = s->stalled == 1 ? 1 : 0,
 		};
 
+		const struct aio_req *t;
+
 		if (env.pid && s->pid != env.pid)
 			continue;
-		if (aio_inflight_lookup(c->fresh, r.id))
+		t = aio_inflight_lookup(c->fresh, by_user_iocb ? s->obj : s->id);
+		if (t && stuck_same_request(s, t->id, (int32_t)t->pid, by_user_iocb))
 			continue;	/* the tracer has it, with its context */
 		aiodev_node(s->path, &r);
 		memcpy(r.comm, s->comm, sizeof(r.comm) - 1);

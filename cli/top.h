@@ -86,6 +86,17 @@ struct tracer;
  * does not hold yet (aiodev requests come from debugfs). Returns 0 or -errno.
  */
 int stuck_from_tracer(struct tracer *t, struct stuck_list *l, uint64_t older_than_ns);
+/*
+ * The one rule that says a debugfs entry and a tracer in-flight entry are the same
+ * aiodev request: the tracer's id is the kiocb address, or in syscalls mode
+ * (@by_user_iocb) the user iocb pointer, which the listing gives as obj; and the
+ * same submitter.
+ */
+static inline bool stuck_same_request(const struct stuck_req *d, uint64_t tracer_id,
+				      int32_t tracer_pid, bool by_user_iocb)
+{
+	return (by_user_iocb ? d->obj : d->id) == tracer_id && d->pid == tracer_pid;
+}
 
 /* Names: "aiodev0" (or "M:m") for a kernel dev_t; a file's path via /proc/PID/fd. */
 const char *top_dev_name(uint32_t kdev, char *buf, size_t len);

@@ -30,6 +30,7 @@
 
 _Static_assert(AIOS_HIST_SLOTS == AIO_HIST_BUCKETS, "histogram slots differ from buckets.h");
 _Static_assert(sizeof(struct aios_io_event) == 32, "io_event layout");
+_Static_assert(TRACER_CANCEL_RET_PENDING == AIOS_CANCEL_RET_PENDING, "cancel sentinel");
 
 #define HIST_QD_GROUPS 20		/* log2 queue depth groups: 1 .. 2^19 and more */
 #define TRACER_SLOTS 16384		/* direct-mapped in-flight slots, a power of two */
@@ -56,6 +57,7 @@ enum hook_id {
 	HK_CANCEL,		/* io_cancel: who cancelled a request */
 	HK_DRIVER,		/* aiodev's tracepoints: the driver's time */
 	HK_URING,		/* io_uring's tracepoints: io_uring requests */
+	HK_PURGE,		/* process exit, io_destroy: unreaped records leave */
 	HK_NR
 };
 
@@ -72,12 +74,13 @@ static const struct {
 	[HK_CANCEL] = { "io_cancel", "cancel details" },
 	[HK_DRIVER] = { "aiodev", "driver time" },
 	[HK_URING] = { "io_uring", "io_uring requests" },
+	[HK_PURGE] = { "exit", "cleanup of requests never reaped" },
 };
 
 #define HK(h) (1U << (h))
 /* left out alone when they fail; the others need a fallback or fail the mode */
 #define HK_PLAIN_OPTIONAL (HK(HK_SUBMIT_RET) | HK(HK_SUBMIT_BATCH) | HK(HK_CANCEL) | \
-			   HK(HK_DRIVER) | HK(HK_URING))
+			   HK(HK_DRIVER) | HK(HK_URING) | HK(HK_PURGE))
 
 /* A finished request waiting for its reap record (snoop: opts.event_reap). */
 struct join_ent {
@@ -461,6 +464,7 @@ enum {
 	C_CANCEL = 1 << 8,
 	C_DRIVER = 1 << 9,
 	C_URING = 1 << 10,
+	C_PURGE = 1 << 11,	/* records only a reap removes: purge them at exit */
 };
 
 /*
@@ -515,6 +519,9 @@ static const struct prog_use prog_table[] = {
 	U(kprobe_aio_write, M_K, 0, HK_SUBMIT),
 	U(kprobe_aio_fsync, M_K, C_COMPLETE, HK_SUBMIT),
 	U(raw_uring_submit, M_F | M_K | M_S, C_URING, HK_URING),
+	U(tp_process_exit, M_F | M_K | M_S, C_PURGE, HK_PURGE),
+	U(tp_enter_destroy, M_F | M_K | M_S, C_PURGE, HK_PURGE),
+	U(tp_exit_destroy, M_F | M_K | M_S, C_PURGE, HK_PURGE),
 #undef U
 };
 
@@ -745,7 +752,8 @@ static int try_once(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	       (fentry && reap == REAP_FEXIT ? C_REAP_FEXIT : 0) |
 	       (reap_tp ? C_REAP_TP : 0) |
 	       (submit_tp && !(!sysc && (miss & HK(HK_SUBMIT_BATCH))) ? C_SUBMIT_TP : 0) |
-	       (cancel ? C_CANCEL : 0) | (driver ? C_DRIVER : 0) | (t->uring ? C_URING : 0);
+	       (cancel ? C_CANCEL : 0) | (driver ? C_DRIVER : 0) | (t->uring ? C_URING : 0) |
+	       (sysc || s->rodata->want_hist_reap ? C_PURGE : 0);
 	/* every program of the object has its row in prog_table (a new one must be added) */
 	{
 		struct bpf_program *p;
@@ -776,6 +784,8 @@ static int try_once(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 		bpf_map__set_max_entries(s->maps.submit_arg, 1);
 	if (!cancel)
 		bpf_map__set_max_entries(s->maps.cancel_arg, 1);
+	if (!(cond & C_PURGE))
+		bpf_map__set_max_entries(s->maps.destroy_arg, 1);
 
 	g_bad_prog[0] = '\0';
 	g_watch_load = true;

@@ -63,6 +63,7 @@ enum tracer_state { TRACER_DONE = 0, TRACER_ERROR, TRACER_CANCELLED };
 
 #define TRACER_REAP_NONE UINT64_MAX	/* reap_ns when no io_getevents reaped it */
 #define TRACER_DRIVER_NONE UINT64_MAX	/* driver_ns when the driver is not aiodev */
+#define TRACER_CANCEL_RET_PENDING 1	/* cancel_ret: see struct tracer_event */
 
 struct tracer_opts {
 	/* filters, evaluated in the kernel (0 / NULL: none) */
@@ -117,7 +118,9 @@ struct tracer_event {
 	char comm[TRACER_COMM_LEN];	/* submitter comm, NUL-terminated */
 	/* cancelled requests (fentry mode, events): the io_cancel call that asked */
 	int32_t cancel_pid, cancel_tid;	/* 0: not known */
-	int64_t cancel_ret;		/* what io_cancel returned (-EINPROGRESS) */
+	int64_t cancel_ret;		/* what io_cancel returned (-EINPROGRESS), or
+					 * TRACER_CANCEL_RET_PENDING: the request completed
+					 * before io_cancel returned */
 	uint64_t cancel_ns;		/* submit -> io_cancel */
 };
 

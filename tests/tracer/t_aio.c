@@ -5,11 +5,13 @@
  * io_getevents and prints what it got:
  *   pid=P submitted=N done=D eio=E ecanceled=X other=O cancel_inprogress=I
  *
- *   t_aio [-n N] [-c C] [-d DATA] [-w FILE] [-W] PATH
+ *   t_aio [-n N] [-c C] [-d DATA] [-w FILE] [-W] [-x exit|destroy] PATH
  *     -d DATA   user data (aio_data) of the first request, DATA + i of the others
  *               (default 1)
  *     -w FILE   wait until FILE exists before submitting (lets a tracer attach first)
  *     -W        open for writing and submit writes instead of reads
+ *     -x exit     exit right after submitting, without reaping anything
+ *     -x destroy  io_destroy right after submitting, then sleep 3 s and exit
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,26 +26,28 @@ int main(int argc, char **argv)
 	int n = 16, ncancel = 0, opt, fd, ret, i, write_mode = 0;
 	unsigned long long data0 = 1;
 	int done = 0, eio = 0, ecanceled = 0, other = 0, inprogress = 0;
-	const char *waitfile = NULL;
+	const char *waitfile = NULL, *unreaped = NULL;
 	struct iocb *iocbs, **pp;
 	struct io_event *ev;
 	io_context_t ctx = 0;
 	char *buf;
 
-	while ((opt = getopt(argc, argv, "n:c:d:w:W")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:d:w:Wx:")) != -1) {
 		switch (opt) {
 		case 'n': n = atoi(optarg); break;
 		case 'c': ncancel = atoi(optarg); break;
 		case 'd': data0 = strtoull(optarg, NULL, 0); break;
 		case 'w': waitfile = optarg; break;
 		case 'W': write_mode = 1; break;
+		case 'x': unreaped = optarg; break;
 		default:
-			fprintf(stderr, "usage: t_aio [-n N] [-c C] [-d DATA] [-w FILE] [-W] PATH\n");
+			fprintf(stderr, "usage: t_aio [-n N] [-c C] [-d DATA] [-w FILE] [-W] [-x exit|destroy] PATH\n");
 			return 2;
 		}
 	}
-	if (optind >= argc || n <= 0 || ncancel < 0 || ncancel > n) {
-		fprintf(stderr, "usage: t_aio [-n N] [-c C] [-d DATA] [-w FILE] [-W] PATH\n");
+	if (optind >= argc || n <= 0 || ncancel < 0 || ncancel > n ||
+	    (unreaped && strcmp(unreaped, "exit") && strcmp(unreaped, "destroy"))) {
+		fprintf(stderr, "usage: t_aio [-n N] [-c C] [-d DATA] [-w FILE] [-W] [-x exit|destroy] PATH\n");
 		return 2;
 	}
 	fd = open(argv[optind], write_mode ? O_RDWR : O_RDONLY);
@@ -76,6 +80,15 @@ int main(int argc, char **argv)
 	if (ret != n) {
 		fprintf(stderr, "io_submit: %d\n", ret);
 		return 1;
+	}
+	if (unreaped) {
+		printf("pid=%d submitted=%d unreaped\n", getpid(), n);
+		fflush(stdout);
+		if (!strcmp(unreaped, "destroy")) {
+			io_destroy(ctx);
+			sleep(3);
+		}
+		_exit(0);
 	}
 	for (i = 0; i < ncancel; i++) {
 		struct io_event r;
