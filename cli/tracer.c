@@ -1492,34 +1492,49 @@ static uint64_t prog_misses(struct bpf_program *p)
 }
 
 /*
- * The second program of a submit or reap pair (SUBMIT_TWINS in the BPF), or NULL.
- * A call is lost only if both skipped it, so a pair loses at most the smaller of
- * their skip counts: that bound is what the pair adds to the misses.
+ * The submit and reap twin pairs (SUBMIT_TWINS in the BPF): first, second. A call is
+ * lost only if both skipped it, so a pair loses at most the smaller of their skip
+ * counts: that bound is what the pair adds to the misses.
  */
-static struct bpf_program *twin_of(const struct aioscope_bpf *s, const struct bpf_program *p)
+static const struct {
+	size_t first, second;	/* offsetof(struct aioscope_bpf, progs.X) */
+} twin_pairs[] = {
+#define PAIR(x) { offsetof(struct aioscope_bpf, progs.x), offsetof(struct aioscope_bpf, progs.x##_twin) }
+	PAIR(fentry_aio_read),
+	PAIR(fentry_aio_write),
+	PAIR(fentry_aio_fsync),
+	PAIR(fexit_do_io_getevents),
+#undef PAIR
+};
+
+static struct bpf_program *skel_prog(const struct aioscope_bpf *s, size_t off)
 {
-	if (p == s->progs.fentry_aio_read)
-		return s->progs.fentry_aio_read_twin;
-	if (p == s->progs.fentry_aio_write)
-		return s->progs.fentry_aio_write_twin;
-	if (p == s->progs.fentry_aio_fsync)
-		return s->progs.fentry_aio_fsync_twin;
-	if (p == s->progs.fexit_do_io_getevents)
-		return s->progs.fexit_do_io_getevents_twin;
-	return NULL;
+	return *(struct bpf_program *const *)((const char *)s + off);
 }
 
-static bool is_second_twin(const struct aioscope_bpf *s, const struct bpf_program *p)
+/*
+ * @p's twin when @p is the first of a pair; NULL otherwise, with *@second set when
+ * @p is the second of one.
+ */
+static struct bpf_program *twin_of(const struct aioscope_bpf *s, const struct bpf_program *p,
+				   bool *second)
 {
-	return p == s->progs.fentry_aio_read_twin || p == s->progs.fentry_aio_write_twin ||
-	       p == s->progs.fentry_aio_fsync_twin || p == s->progs.fexit_do_io_getevents_twin;
+	*second = false;
+	for (size_t i = 0; i < sizeof(twin_pairs) / sizeof(twin_pairs[0]); i++) {
+		if (p == skel_prog(s, twin_pairs[i].first))
+			return skel_prog(s, twin_pairs[i].second);
+		if (p == skel_prog(s, twin_pairs[i].second))
+			*second = true;
+	}
+	return NULL;
 }
 
 int tracer_drops(struct tracer *t, struct tracer_drops *d)
 {
 	int fd = bpf_map__fd(t->skel->maps.drops);
 	uint64_t *vals;
-	struct bpf_program *p;
+	struct bpf_program *p, *twin;
+	bool second;
 
 	memset(d, 0, sizeof(*d));
 	vals = calloc(t->ncpus, sizeof(uint64_t));
@@ -1552,11 +1567,12 @@ int tracer_drops(struct tracer *t, struct tracer_drops *d)
 
 		if (!bpf_program__autoload(p))
 			continue;
-		if (is_second_twin(t->skel, p))
+		twin = twin_of(t->skel, p, &second);
+		if (second)
 			continue;	/* counted with its first */
 		m = prog_misses(p);
-		if (twin_of(t->skel, p)) {
-			uint64_t m2 = prog_misses(twin_of(t->skel, p));
+		if (twin) {
+			uint64_t m2 = prog_misses(twin);
 			uint64_t both = m < m2 ? m : m2;
 
 			d->twin_skips += m + m2 - 2 * both;
