@@ -1121,36 +1121,45 @@ static __always_inline __u64 arg0(void *ctx)
  * does not close that window: the pending reschedule happens at bpf_preempt_enable(),
  * still inside the kernel's guard; and libbpf 1.1 cannot resolve a missing weak kfunc
  * without CAP_SYS_ADMIN, which 6.1 without the kfunc then needs.)
- * So each of these hooks has two programs, run one after the other by the same
- * trampoline, and exactly one of them handles each call: the task's token holds a
- * signature of the call; the first to run finds a different token, takes the call
- * and leaves its signature, the second finds it and clears it. If one is skipped,
- * the other runs alone and takes the call. The only loss: one skipped and the token
- * still holding an identical earlier call's signature, which needs two skips in a
- * row. Per task, so another task's preempted run never touches it. (kprobe.multi
+ * So each of these hooks has two programs (three on a preemptible kernel, where two
+ * tasks preempted on one CPU, one inside each of a pair, still lose a call), run one
+ * after the other by the same trampoline, at positions 0, 1 (, 2); exactly one of
+ * them handles each call. The task's token holds a signature of the call and the
+ * position of the last program that saw it: a program finding its signature at an
+ * earlier position leaves the call (it was taken) and moves the position on; any
+ * other finding (another call, or the same signature at its own or a later position:
+ * a new, identical call) takes the call. If some are skipped, the first to run takes
+ * it. Per task, so another task's preempted run never touches it. (kprobe.multi
  * submits were tried instead: they share one per-CPU guard with the kernel's own BPF
  * map syscalls, which top makes every 100 ms, and lost as many.)
  */
+struct twin_token {
+	__u64 sig;
+	__u32 pos;
+	__u32 pad;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, __u64);
+	__type(value, struct twin_token);
 } twin_token SEC(".maps");
 
-/* @first: the program that handles the call if the token cannot be had */
-static __always_inline bool twin_turn(__u64 sig, bool first)
+/* @pos: the program's place in its trampoline; true if it handles the call */
+static __always_inline bool twin_turn(__u64 sig, __u32 pos)
 {
-	__u64 *t = bpf_task_storage_get(&twin_token, bpf_get_current_task_btf(), 0,
-					BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct twin_token *t = bpf_task_storage_get(&twin_token, bpf_get_current_task_btf(), 0,
+						    BPF_LOCAL_STORAGE_GET_F_CREATE);
 
 	if (!t)
-		return first;
-	if (*t == sig) {
-		*t = 0;
+		return pos == 0;
+	if (t->sig == sig && t->pos < pos) {
+		t->pos = pos;
 		return false;
 	}
-	*t = sig;
+	t->sig = sig;
+	t->pos = pos;
 	return true;
 }
 
@@ -1165,27 +1174,27 @@ static __always_inline __u64 submit_sig(__u64 id, const struct iocb *iocb)
 }
 
 static __always_inline int fentry_submit(void *ctx, struct kiocb *req, const struct iocb *iocb,
-					 __u8 op, bool btf, bool first)
+					 __u8 op, bool btf, __u32 pos)
 {
 	__u64 id = arg0(ctx);
 	int ret = 0;
 
-	if (twin_turn(submit_sig(id, iocb), first))
+	if (twin_turn(submit_sig(id, iocb), pos))
 		ret = on_submit(ctx, req, iocb, op, btf, id);
 	return ret;
 }
 
-#define SUBMIT_TWINS(suffix, first)							\
+#define SUBMIT_TWINS(suffix, pos)							\
 SEC("?fentry/aio_read")								\
 int BPF_PROG(fentry_aio_read##suffix, struct kiocb *req, const struct iocb *iocb)	\
 {										\
-	return fentry_submit(ctx, req, iocb, AIOS_OP_READ, true, first);	\
+	return fentry_submit(ctx, req, iocb, AIOS_OP_READ, true, pos);	\
 }										\
 										\
 SEC("?fentry/aio_write")							\
 int BPF_PROG(fentry_aio_write##suffix, struct kiocb *req, const struct iocb *iocb)	\
 {										\
-	return fentry_submit(ctx, req, iocb, AIOS_OP_WRITE, true, first);	\
+	return fentry_submit(ctx, req, iocb, AIOS_OP_WRITE, true, pos);	\
 }										\
 										\
 /* fsync_iocb is another member of the same union: not a BTF kiocb */		\
@@ -1194,11 +1203,12 @@ int BPF_PROG(fentry_aio_fsync##suffix, struct fsync_iocb *req, const struct iocb
 	     bool datasync)								\
 {										\
 	return fentry_submit(ctx, (struct kiocb *)req, iocb,			\
-			     datasync ? AIOS_OP_FDSYNC : AIOS_OP_FSYNC, false, first);	\
+			     datasync ? AIOS_OP_FDSYNC : AIOS_OP_FSYNC, false, pos);	\
 }
 
-SUBMIT_TWINS(, true)
-SUBMIT_TWINS(_twin, false)
+SUBMIT_TWINS(, 0)
+SUBMIT_TWINS(_twin, 1)
+SUBMIT_TWINS(_twin2, 2)
 
 /* bpf_get_func_ret: the same program for all three, whatever their arguments */
 SEC("?fexit/aio_read")
@@ -1253,7 +1263,7 @@ int BPF_PROG(fentry_aio_complete_rw, struct kiocb *kiocb, long res)
 	return 0;
 }
 
-static __always_inline int fexit_reap(void *ctx, aio_context_t ctx_id, long ret, bool first)
+static __always_inline int fexit_reap(void *ctx, aio_context_t ctx_id, long ret, __u32 pos)
 {
 	__u64 events = 0;
 
@@ -1264,7 +1274,7 @@ static __always_inline int fexit_reap(void *ctx, aio_context_t ctx_id, long ret,
 	if ((targ_tgid || filter_cg) && !task_ok(bpf_get_current_pid_tgid() >> 32))
 		return 0;
 	/* twins: see SUBMIT_TWINS; a reap is its context, events array and count */
-	if (twin_turn(events ^ ((__u64)ctx_id << 7) ^ ((__u64)ret << 45), first))
+	if (twin_turn(events ^ ((__u64)ctx_id << 7) ^ ((__u64)ret << 45), pos))
 		on_reap(ctx_id, events, ret);
 	return 0;
 }
@@ -1273,14 +1283,21 @@ SEC("?fexit/do_io_getevents")
 int BPF_PROG(fexit_do_io_getevents, aio_context_t ctx_id, long min_nr, long nr,
 	     struct io_event *events, struct timespec64 *ts, long ret)
 {
-	return fexit_reap(ctx, ctx_id, ret, true);
+	return fexit_reap(ctx, ctx_id, ret, 0);
 }
 
 SEC("?fexit/do_io_getevents")
 int BPF_PROG(fexit_do_io_getevents_twin, aio_context_t ctx_id, long min_nr, long nr,
 	     struct io_event *events, struct timespec64 *ts, long ret)
 {
-	return fexit_reap(ctx, ctx_id, ret, false);
+	return fexit_reap(ctx, ctx_id, ret, 1);
+}
+
+SEC("?fexit/do_io_getevents")
+int BPF_PROG(fexit_do_io_getevents_twin2, aio_context_t ctx_id, long min_nr, long nr,
+	     struct io_event *events, struct timespec64 *ts, long ret)
+{
+	return fexit_reap(ctx, ctx_id, ret, 2);
 }
 
 /*

@@ -13,6 +13,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -103,6 +104,7 @@ struct tracer {
 	uint32_t hooks_missing;		/* of those, the ones the kernel refused */
 	int hook_err[HK_NR];		/* -errno of each missing hook */
 	bool uring;			/* io_uring requests are traced */
+	bool preemptible;		/* the kernel preempts BPF programs: 3 twins */
 	int cgroup_fd;
 	int ncpus;
 	unsigned int hist_ngroups;	/* >0: histograms in the per-CPU array */
@@ -236,7 +238,8 @@ static const char *submit_hooks(const struct tracer *t)
 {
 	switch (t->mode) {
 	case TRACER_MODE_FENTRY:
-		return "fentry (twins)";
+		return t->preemptible ? "fentry (3 twins: the kernel preempts programs)" :
+					"fentry (twins)";
 	case TRACER_MODE_KPROBE:
 		return "kprobe";
 	default:
@@ -465,6 +468,7 @@ enum {
 	C_DRIVER = 1 << 9,
 	C_URING = 1 << 10,
 	C_PURGE = 1 << 11,	/* records only a reap removes: purge them at exit */
+	C_TWIN3 = 1 << 12,	/* a third submit/reap twin: the kernel preempts programs */
 };
 
 /*
@@ -499,6 +503,7 @@ static const struct prog_use prog_table[] = {
 	U(kretprobe_aio_fsync, M_K, C_SUBMIT_RET | C_COMPLETE, HK_SUBMIT_RET),
 	U(fexit_do_io_getevents, M_F, C_REAP_FEXIT, HK_REAP),
 	U(fexit_do_io_getevents_twin, M_F, C_REAP_FEXIT, HK_REAP),
+	U(fexit_do_io_getevents_twin2, M_F, C_REAP_FEXIT | C_TWIN3, HK_REAP),
 	U(tp_enter_getevents, M_F | M_K | M_S, C_REAP_TP, HK_REAP),
 	U(tp_exit_getevents, M_F | M_K | M_S, C_REAP_TP, HK_REAP),
 	U(tp_enter_pgetevents, M_F | M_K | M_S, C_REAP_TP, HK_REAP),
@@ -515,6 +520,9 @@ static const struct prog_use prog_table[] = {
 	U(fentry_aio_read_twin, M_F, 0, HK_SUBMIT),
 	U(fentry_aio_write_twin, M_F, 0, HK_SUBMIT),
 	U(fentry_aio_fsync_twin, M_F, C_COMPLETE, HK_SUBMIT),
+	U(fentry_aio_read_twin2, M_F, C_TWIN3, HK_SUBMIT),
+	U(fentry_aio_write_twin2, M_F, C_TWIN3, HK_SUBMIT),
+	U(fentry_aio_fsync_twin2, M_F, C_COMPLETE | C_TWIN3, HK_SUBMIT),
 	U(kprobe_aio_read, M_K, 0, HK_SUBMIT),
 	U(kprobe_aio_write, M_K, 0, HK_SUBMIT),
 	U(kprobe_aio_fsync, M_K, C_COMPLETE, HK_SUBMIT),
@@ -753,7 +761,8 @@ static int try_once(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	       (reap_tp ? C_REAP_TP : 0) |
 	       (submit_tp && !(!sysc && (miss & HK(HK_SUBMIT_BATCH))) ? C_SUBMIT_TP : 0) |
 	       (cancel ? C_CANCEL : 0) | (driver ? C_DRIVER : 0) | (t->uring ? C_URING : 0) |
-	       (sysc || s->rodata->want_hist_reap ? C_PURGE : 0);
+	       (sysc || s->rodata->want_hist_reap ? C_PURGE : 0) |
+	       (t->preemptible ? C_TWIN3 : 0);
 	/* every program of the object has its row in prog_table (a new one must be added) */
 	{
 		struct bpf_program *p;
@@ -898,6 +907,43 @@ static int fail(char *err, size_t len, int rc, const char *fmt, ...)
 
 static int on_record(void *ctx, void *data, size_t size);
 
+/*
+ * Does the kernel preempt a task inside a BPF program (full, lazy or RT preemption)?
+ * A PREEMPT_DYNAMIC kernel says which model it runs in debugfs (or was told on its
+ * command line); a kernel that cannot say is taken to preempt: a third twin costs one
+ * program run per call, a lost call costs a wrong count.
+ */
+static bool kernel_preempts_programs(void)
+{
+	char buf[4096] = "";	/* the command line is up to 2048 bytes on x86 */
+	struct utsname u;
+	FILE *f;
+
+	f = fopen("/sys/kernel/debug/sched/preempt", "r");
+	if (f) {
+		bool got = fgets(buf, sizeof(buf), f) != NULL;
+
+		fclose(f);
+		if (got)
+			return strstr(buf, "(full)") || strstr(buf, "(lazy)") || strstr(buf, "(rt)");
+	}
+	if (uname(&u))
+		return true;
+	if (strstr(u.version, "PREEMPT_RT") || strstr(u.version, "PREEMPT "))
+		return true;
+	if (!strstr(u.version, "PREEMPT_DYNAMIC"))
+		return false;	/* built without preemption of kernel code */
+	f = fopen("/proc/cmdline", "r");
+	if (f) {
+		bool got = fgets(buf, sizeof(buf), f) != NULL;
+
+		fclose(f);
+		if (got && (strstr(buf, "preempt=none") || strstr(buf, "preempt=voluntary")))
+			return false;
+	}
+	return true;
+}
+
 int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, size_t errlen)
 {
 	struct tracer *t;
@@ -953,6 +999,7 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 
 	ensure_tracefs(opts->verbose);
 	t->driver = have_aiodev_tracepoints();
+	t->preemptible = kernel_preempts_programs();
 	btf = btf__load_vmlinux_btf();
 	t->uring_tp = uring_submit_tp(btf, &t->uring_err);
 	/* the syscalls mode hooks neither function */
@@ -1492,19 +1539,22 @@ static uint64_t prog_misses(struct bpf_program *p)
 }
 
 /*
- * The submit and reap twin pairs (SUBMIT_TWINS in the BPF): first, second. A call is
- * lost only if both skipped it, so a pair loses at most the smaller of their skip
- * counts: that bound is what the pair adds to the misses.
+ * The submit and reap twins (SUBMIT_TWINS in the BPF): the programs of one hook, the
+ * third loaded only on a preemptible kernel. A call is lost only if all of them
+ * skipped it, so a set loses at most the smallest of their skip counts: that bound is
+ * what the set adds to the misses.
  */
 static const struct {
-	size_t first, second;	/* offsetof(struct aioscope_bpf, progs.X) */
-} twin_pairs[] = {
-#define PAIR(x) { offsetof(struct aioscope_bpf, progs.x), offsetof(struct aioscope_bpf, progs.x##_twin) }
-	PAIR(fentry_aio_read),
-	PAIR(fentry_aio_write),
-	PAIR(fentry_aio_fsync),
-	PAIR(fexit_do_io_getevents),
-#undef PAIR
+	size_t prog[3];		/* offsetof(struct aioscope_bpf, progs.X) */
+} twin_sets[] = {
+#define TWINS(x) { { offsetof(struct aioscope_bpf, progs.x), \
+		     offsetof(struct aioscope_bpf, progs.x##_twin), \
+		     offsetof(struct aioscope_bpf, progs.x##_twin2) } }
+	TWINS(fentry_aio_read),
+	TWINS(fentry_aio_write),
+	TWINS(fentry_aio_fsync),
+	TWINS(fexit_do_io_getevents),
+#undef TWINS
 };
 
 static struct bpf_program *skel_prog(const struct aioscope_bpf *s, size_t off)
@@ -1512,29 +1562,48 @@ static struct bpf_program *skel_prog(const struct aioscope_bpf *s, size_t off)
 	return *(struct bpf_program *const *)((const char *)s + off);
 }
 
-/*
- * @p's twin when @p is the first of a pair; NULL otherwise, with *@second set when
- * @p is the second of one.
- */
-static struct bpf_program *twin_of(const struct aioscope_bpf *s, const struct bpf_program *p,
-				   bool *second)
+/* The twin set @p is in (-1: none), and whether @p is its first program. */
+static int twin_set_of(const struct aioscope_bpf *s, const struct bpf_program *p, bool *first)
 {
-	*second = false;
-	for (size_t i = 0; i < sizeof(twin_pairs) / sizeof(twin_pairs[0]); i++) {
-		if (p == skel_prog(s, twin_pairs[i].first))
-			return skel_prog(s, twin_pairs[i].second);
-		if (p == skel_prog(s, twin_pairs[i].second))
-			*second = true;
+	for (size_t i = 0; i < sizeof(twin_sets) / sizeof(twin_sets[0]); i++)
+		for (int k = 0; k < 3; k++)
+			if (p == skel_prog(s, twin_sets[i].prog[k])) {
+				*first = k == 0;
+				return (int)i;
+			}
+	return -1;
+}
+
+/* Add a twin set's skips: the bound on lost calls to the misses, the rest to twin_skips. */
+static void twin_set_misses(const struct aioscope_bpf *s, int set, struct tracer_drops *d)
+{
+	uint64_t m[3] = { 0 }, least = UINT64_MAX, sum = 0;
+	int n = 0;
+
+	for (int k = 0; k < 3; k++) {
+		struct bpf_program *p = skel_prog(s, twin_sets[set].prog[k]);
+
+		if (!bpf_program__autoload(p))
+			continue;
+		m[n] = prog_misses(p);
+		sum += m[n];
+		if (m[n] < least)
+			least = m[n];
+		n++;
 	}
-	return NULL;
+	if (!n)
+		return;
+	d->prog_misses += least;
+	d->twin_skips += sum - (uint64_t)n * least;
 }
 
 int tracer_drops(struct tracer *t, struct tracer_drops *d)
 {
 	int fd = bpf_map__fd(t->skel->maps.drops);
 	uint64_t *vals;
-	struct bpf_program *p, *twin;
-	bool second;
+	struct bpf_program *p;
+	bool first;
+	int set;
 
 	memset(d, 0, sizeof(*d));
 	vals = calloc(t->ncpus, sizeof(uint64_t));
@@ -1567,18 +1636,13 @@ int tracer_drops(struct tracer *t, struct tracer_drops *d)
 
 		if (!bpf_program__autoload(p))
 			continue;
-		twin = twin_of(t->skel, p, &second);
-		if (second)
-			continue;	/* counted with its first */
-		m = prog_misses(p);
-		if (twin) {
-			uint64_t m2 = prog_misses(twin);
-			uint64_t both = m < m2 ? m : m2;
-
-			d->twin_skips += m + m2 - 2 * both;
-			d->prog_misses += both;
+		set = twin_set_of(t->skel, p, &first);
+		if (set >= 0) {
+			if (first)
+				twin_set_misses(t->skel, set, d);
 			continue;
 		}
+		m = prog_misses(p);
 		if (t->skel->rodata->complete_twin) {
 			/* a skipped aio_complete_rw run that its twin took is no loss; the
 			 * twin's own skips follow a run of aio_complete_rw that took it */
