@@ -26,6 +26,7 @@
 #include "aioscope.skel.h"
 #include "format.h"
 #include "privs.h"
+#include "record.h"
 #include "json.h"
 #include "tracer.h"
 
@@ -83,13 +84,6 @@ static const struct {
 #define HK_PLAIN_OPTIONAL (HK(HK_SUBMIT_RET) | HK(HK_SUBMIT_BATCH) | HK(HK_CANCEL) | \
 			   HK(HK_DRIVER) | HK(HK_URING) | HK(HK_PURGE))
 
-/* A finished request waiting for its reap record (snoop: opts.event_reap). */
-struct join_ent {
-	uint64_t id, aux;		/* obj, aios_aux(ctx, pid); id == 0: free */
-	bool used;
-	struct tracer_event ev;
-};
-
 struct tracer {
 	struct aioscope_bpf *skel;
 	struct ring_buffer *rb;
@@ -109,15 +103,8 @@ struct tracer {
 	int ncpus;
 	unsigned int hist_ngroups;	/* >0: histograms in the per-CPU array */
 	void *pcpu_buf;			/* ncpus * sizeof(struct aios_hist) */
-	/* poll state */
-	tracer_event_fn cb;
-	void *cb_ctx;
-	int cb_ret;
-	int delivered;
-	/* user-space join: open addressing, linear probing, backward-shift delete */
-	struct join_ent *join;
-	size_t join_cap, join_n;
-	uint64_t join_lost, unmatched_reap;
+	/* poll state: decoding and the completion/reap join (record.c) */
+	struct tracer_rx rx;
 	uint64_t last_sweep;
 	/* the in-flight slots, mapped read-only */
 	const struct aios_slot *slots;
@@ -1047,6 +1034,7 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 		goto out;
 	}
 	if (opts->events) {
+		t->rx.join_reap = opts->event_reap && t->mode != TRACER_MODE_SYSCALLS;
 		t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), on_record, t, NULL);
 		if (!t->rb) {
 			rc = fail(err, errlen, -errno ?: -ENOMEM, "ring buffer: %s",
@@ -1082,7 +1070,7 @@ void tracer_close(struct tracer *t)
 	if (t->cgroup_fd >= 0)
 		close(t->cgroup_fd);
 	free(t->pcpu_buf);
-	free(t->join);
+	tracer_rx_free(&t->rx);
 	free(t->ibkeys);
 	free(t->ibvals);
 	free(t);
@@ -1090,204 +1078,11 @@ void tracer_close(struct tracer *t)
 
 /* ---- events ---- */
 
-static void req_to_event(const struct aios_req *r, struct tracer_event *e)
-{
-	memset(e, 0, sizeof(*e));
-	e->submit_ns = r->ts;
-	e->id = r->id;
-	e->ctx = r->ctx;
-	e->obj = r->obj;
-	e->data = r->data;
-	e->ino = r->ino;
-	e->offset = r->offset;
-	e->bytes = r->len;
-	e->dev = r->dev;
-	e->qd = r->qd;
-	e->pid = (int32_t)r->pid;
-	e->tid = (int32_t)r->tid;
-	e->api = (enum tracer_api)r->api;
-	e->op = (enum tracer_op)r->op;
-	e->driver_ns = (r->flags & AIOS_F_DRIVER) ? r->driver_ns : TRACER_DRIVER_NONE;
-	memcpy(e->comm, r->comm, TRACER_COMM_LEN);
-	e->comm[TRACER_COMM_LEN - 1] = 0;
-}
-
-static int deliver(struct tracer *t, const struct tracer_event *e)
-{
-	int r;
-
-	if (t->cb_ret)
-		return t->cb_ret;
-	r = t->cb ? t->cb(t->cb_ctx, e) : 0;
-	t->delivered++;
-	if (r)
-		t->cb_ret = r;
-	return r;
-}
-
-static size_t join_hash(uint64_t id, uint64_t aux, size_t cap)
-{
-	uint64_t h = (id ^ (aux * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL;
-
-	return (size_t)(h >> 17) & (cap - 1);
-}
-
-static int join_grow(struct tracer *t)
-{
-	size_t ncap = t->join_cap ? t->join_cap * 2 : 4096;
-	struct join_ent *n = calloc(ncap, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->join_cap; i++) {
-		struct join_ent *o = &t->join[i];
-		size_t j;
-
-		if (!o->used)
-			continue;
-		for (j = join_hash(o->id, o->aux, ncap); n[j].used; j = (j + 1) & (ncap - 1))
-			;
-		n[j] = *o;
-	}
-	free(t->join);
-	t->join = n;
-	t->join_cap = ncap;
-	return 0;
-}
-
-static void join_put(struct tracer *t, uint64_t id, uint64_t aux, const struct tracer_event *e)
-{
-	size_t j;
-
-	if ((t->join_n + 1) * 2 > t->join_cap && join_grow(t)) {
-		t->join_lost++;
-		return;
-	}
-	for (j = join_hash(id, aux, t->join_cap); t->join[j].used;
-	     j = (j + 1) & (t->join_cap - 1)) {
-		if (t->join[j].id == id && t->join[j].aux == aux) {
-			/* the same iocb completed twice without a reap: flush the old one */
-			deliver(t, &t->join[j].ev);
-			t->join[j].ev = *e;
-			return;
-		}
-	}
-	t->join[j].used = true;
-	t->join[j].id = id;
-	t->join[j].aux = aux;
-	t->join[j].ev = *e;
-	t->join_n++;
-}
-
-/* Remove slot j (backward-shift deletion keeps probe chains intact). */
-static void join_del(struct tracer *t, size_t j)
-{
-	size_t mask = t->join_cap - 1, i = j, k;
-
-	t->join[j].used = false;
-	t->join_n--;
-	for (;;) {
-		i = (i + 1) & mask;
-		if (!t->join[i].used)
-			return;
-		k = join_hash(t->join[i].id, t->join[i].aux, t->join_cap);
-		/* move i back into j when its home k is not in (j, i] */
-		if ((j < i) ? (k <= j || k > i) : (k <= j && k > i)) {
-			t->join[j] = t->join[i];
-			t->join[i].used = false;
-			j = i;
-		}
-	}
-}
-
-static struct join_ent *join_find(struct tracer *t, uint64_t id, uint64_t aux, size_t *slot)
-{
-	size_t j;
-
-	if (!t->join_cap)
-		return NULL;
-	for (j = join_hash(id, aux, t->join_cap); t->join[j].used;
-	     j = (j + 1) & (t->join_cap - 1)) {
-		if (t->join[j].id == id && t->join[j].aux == aux) {
-			*slot = j;
-			return &t->join[j];
-		}
-	}
-	return NULL;
-}
-
-/* Deliver joined events older than @min_age_ns with reap "none". */
-static void join_sweep(struct tracer *t, uint64_t now, uint64_t min_age_ns)
-{
-	size_t j = 0;
-
-	while (j < t->join_cap) {
-		struct join_ent *e = &t->join[j];
-
-		if (e->used && (min_age_ns == 0 || now - e->ev.ts_ns >= min_age_ns)) {
-			struct tracer_event ev = e->ev;
-
-			join_del(t, j);
-			deliver(t, &ev);
-			continue;	/* slot j may hold a shifted entry now */
-		}
-		j++;
-	}
-}
-
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct tracer *t = ctx;
-	uint32_t type;
 
-	if (size < sizeof(uint32_t))
-		return 0;
-	type = *(uint32_t *)data;
-	if (type == AIOS_REC_DONE && size >= sizeof(struct aios_done)) {
-		const struct aios_done *d = data;
-		struct tracer_event e;
-
-		req_to_event(&d->req, &e);
-		e.ts_ns = d->ts;
-		e.lat_ns = d->ts - d->req.ts;
-		e.res = d->res;
-		e.state = (enum tracer_state)d->state;
-		e.reap_ns = TRACER_REAP_NONE;
-		if (d->cancel_ts) {
-			e.cancel_pid = (int32_t)d->cancel_pid;
-			e.cancel_tid = (int32_t)d->cancel_tid;
-			e.cancel_ret = d->cancel_ret;
-			e.cancel_ns = d->cancel_ts - d->req.ts;
-		}
-		/* io_uring CQEs are reaped from the ring, without a syscall to see */
-		if (t->opts.event_reap && t->mode != TRACER_MODE_SYSCALLS &&
-		    d->req.api == AIOS_API_AIO)
-			join_put(t, d->req.obj, aios_aux(d->req.ctx, d->req.pid), &e);
-		else
-			deliver(t, &e);
-	} else if (type == AIOS_REC_REAP && size >= offsetof(struct aios_reap, ev)) {
-		const struct aios_reap *r = data;
-		uint64_t aux = aios_aux(r->ctx, r->pid);
-		uint32_t n = (size - offsetof(struct aios_reap, ev)) / sizeof(r->ev[0]);
-
-		if (r->n < n)
-			n = r->n;
-		for (uint32_t i = 0; i < n; i++) {
-			size_t slot;
-			struct join_ent *je = join_find(t, r->ev[i].obj, aux, &slot);
-			struct tracer_event ev;
-
-			if (!je) {
-				t->unmatched_reap++;
-				continue;
-			}
-			ev = je->ev;
-			ev.reap_ns = r->ts >= ev.ts_ns ? r->ts - ev.ts_ns : 0;
-			join_del(t, slot);
-			deliver(t, &ev);
-		}
-	}
-	return t->cb_ret;
+	return tracer_rx_record(&t->rx, data, size);
 }
 
 int tracer_poll(struct tracer *t, int timeout_ms, tracer_event_fn cb, void *ctx)
@@ -1297,10 +1092,10 @@ int tracer_poll(struct tracer *t, int timeout_ms, tracer_event_fn cb, void *ctx)
 
 	if (!t->rb)
 		return -EINVAL;
-	t->cb = cb;
-	t->cb_ctx = ctx;
-	t->cb_ret = 0;
-	t->delivered = 0;
+	t->rx.cb = cb;
+	t->rx.cb_ctx = ctx;
+	t->rx.cb_ret = 0;
+	t->rx.delivered = 0;
 	/* records arrive without wakeups (BPF_RB_NO_WAKEUP): poll is a timed wait */
 	err = ring_buffer__poll(t->rb, timeout_ms);
 	if (err >= 0 || err == -EINTR)
@@ -1308,25 +1103,25 @@ int tracer_poll(struct tracer *t, int timeout_ms, tracer_event_fn cb, void *ctx)
 	if (err == -EINTR)
 		err = 0;
 	now = tracer_now_ns();
-	if (t->join_n && now - t->last_sweep > JOIN_TIMEOUT_NS / 4) {
-		join_sweep(t, now, JOIN_TIMEOUT_NS);
+	if (t->rx.join_n && now - t->last_sweep > JOIN_TIMEOUT_NS / 4) {
+		tracer_rx_sweep(&t->rx, now, JOIN_TIMEOUT_NS);
 		t->last_sweep = now;
 	}
-	if (t->cb_ret)
-		return t->cb_ret;
-	return err < 0 ? err : t->delivered;
+	if (t->rx.cb_ret)
+		return t->rx.cb_ret;
+	return err < 0 ? err : t->rx.delivered;
 }
 
 int tracer_flush(struct tracer *t, tracer_event_fn cb, void *ctx)
 {
-	t->cb = cb;
-	t->cb_ctx = ctx;
-	t->cb_ret = 0;
-	t->delivered = 0;
+	t->rx.cb = cb;
+	t->rx.cb_ctx = ctx;
+	t->rx.cb_ret = 0;
+	t->rx.delivered = 0;
 	if (t->rb)
 		ring_buffer__consume(t->rb);
-	join_sweep(t, tracer_now_ns(), 0);
-	return t->cb_ret ? t->cb_ret : t->delivered;
+	tracer_rx_sweep(&t->rx, tracer_now_ns(), 0);
+	return t->rx.cb_ret ? t->rx.cb_ret : t->rx.delivered;
 }
 
 /* ---- maps ---- */
@@ -1629,8 +1424,8 @@ int tracer_drops(struct tracer *t, struct tracer_drops *d)
 		}
 	}
 	free(vals);
-	d->unmatched_reap += t->unmatched_reap;
-	d->join_lost = t->join_lost;
+	d->unmatched_reap += t->rx.unmatched_reap;
+	d->join_lost = t->rx.join_lost;
 	bpf_object__for_each_program(p, t->skel->obj) {
 		uint64_t m;
 

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * record.h - the ring buffer's records in user space: decoding (bpf/aioscope.h's
+ * struct aios_done and struct aios_reap) and the join of a completion with the
+ * io_getevents call that reaped it. No libbpf: tracer.c feeds it the records that
+ * ring_buffer__poll hands out, and the fuzz target feeds it any bytes.
+ *
+ * A record of any length and content is safe: records shorter than their type's
+ * layout, unknown types and a reap count larger than the record are ignored or
+ * clamped, never read past @size.
+ */
+#ifndef AIOSCOPE_RECORD_H
+#define AIOSCOPE_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracer.h"
+
+struct tracer_join_ent;
+
+struct tracer_rx {
+	/* set by the owner */
+	bool join_reap;			/* hold aio completions for their reap record */
+	tracer_event_fn cb;		/* NULL: events are counted, not delivered */
+	void *cb_ctx;
+	/* per poll: the first non-zero callback return stops delivery */
+	int cb_ret;
+	int delivered;
+	/* user-space join: open addressing, linear probing, backward-shift delete */
+	struct tracer_join_ent *join;
+	size_t join_cap, join_n;
+	uint64_t join_lost, unmatched_reap;
+};
+
+/* One ring-buffer record of @size bytes (any alignment). Returns rx->cb_ret. */
+int tracer_rx_record(struct tracer_rx *rx, const void *data, size_t size);
+
+/* Deliver held completions older than @min_age_ns (0: all) with reap "none". */
+void tracer_rx_sweep(struct tracer_rx *rx, uint64_t now, uint64_t min_age_ns);
+
+/* Free the join table (events still held are dropped). */
+void tracer_rx_free(struct tracer_rx *rx);
+
+#endif /* AIOSCOPE_RECORD_H */
