@@ -25,14 +25,8 @@ int cmd_hist(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_stuck(int argc, char **argv);
 
-/*
- * Strict number parsing: the whole string must be a number in range
- * (no sign for unsigned, no trailing junk, no empty string). Return 0 or -EINVAL.
- */
-int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
-int parse_int(const char *s, int min, int max, int *out);
-/* seconds, fractional allowed ("0.5"), finite and > 0 unless allow_zero */
-int parse_seconds(const char *s, bool allow_zero, double *out);
+/* parse_u64(), parse_int(), parse_seconds(), parse_mode() */
+#include "parse.h"
 
 /*
  * The filter options that snoop and hist share (-p, -v, --dev, --comm, --cgroup,

@@ -17,7 +17,6 @@
 #include "json.h"
 #include "tracer.h"
 
-int parse_mode(const char *s, enum tracer_mode *m);
 
 /* cumulative state of one (kind, group) */
 struct hgroup {

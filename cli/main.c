@@ -42,51 +42,6 @@ void p_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || !*s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-int parse_int(const char *s, int min, int max, int *out)
-{
-	long v;
-	char *end;
-
-	if (!s || !*s || (*s != '-' && (*s < '0' || *s > '9')))
-		return -EINVAL;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = (int)v;
-	return 0;
-}
-
-int parse_seconds(const char *s, bool allow_zero, double *out)
-{
-	double v;
-	char *end;
-
-	if (!s || !*s || ((*s < '0' || *s > '9') && *s != '.'))
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v < 0 || (!allow_zero && v == 0) || v > 1e6)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,

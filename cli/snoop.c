@@ -68,23 +68,6 @@ static const char snoop_doc[] =
 	"  aioscope snoop --min-lat-us 1000     # requests slower than 1 ms\n"
 	"  aioscope snoop --json | jq .lat_ns   # JSON lines\n";
 
-int parse_mode(const char *s, enum tracer_mode *m);
-
-int parse_mode(const char *s, enum tracer_mode *m)
-{
-	if (!strcmp(s, "fentry"))
-		*m = TRACER_MODE_FENTRY;
-	else if (!strcmp(s, "kprobe"))
-		*m = TRACER_MODE_KPROBE;
-	else if (!strcmp(s, "syscalls"))
-		*m = TRACER_MODE_SYSCALLS;
-	else if (!strcmp(s, "auto"))
-		*m = TRACER_MODE_AUTO;
-	else
-		return -EINVAL;
-	return 0;
-}
-
 int filter_opt_parse(int key, char *arg, struct argp_state *state, struct tracer_opts *o)
 {
 	uint64_t v;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/format.h"
+#include "parse.h"
 #include "top.h"
 
 #define AIODEV_DEBUGFS "/sys/kernel/debug/aiodev"
@@ -86,117 +87,6 @@ bool stuck_list_has(const struct stuck_list *l, uint64_t id)
 	return false;
 }
 
-/* Strict unsigned parse of [s, end): decimal, or hex with 0x. */
-static int parse_u64(const char *s, size_t len, uint64_t *out)
-{
-	char buf[32];
-	char *end;
-
-	if (!len || len >= sizeof(buf) || s[0] == '-' || s[0] == '+')
-		return -1;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	errno = 0;
-	*out = strtoull(buf, &end, 0);
-	if (errno || *end)
-		return -1;
-	return 0;
-}
-
-static void copy_field(char *dst, size_t dsz, const char *s, size_t len)
-{
-	if (len >= dsz)
-		len = dsz - 1;
-	memcpy(dst, s, len);
-	dst[len] = '\0';
-}
-
-/*
- * id=0x.. api=aio pid=N tid=N comm=C op=read off=N len=N age_ns=N stalled=0|1
- * ctx=0x.. obj=0x..  (docs/design.md). Unknown keys are ignored so the driver
- * may add fields at the end. C has every byte that is not printable ASCII, and
- * space and backslash, as \xHH, so no name can add or hide a field or a line.
- */
-int aiodev_pending_parse_line(const char *line, struct stuck_req *r)
-{
-	enum { F_ID = 1, F_PID = 2, F_TID = 4, F_OP = 8, F_OFF = 16, F_LEN = 32, F_AGE = 64 };
-	unsigned int seen = 0;
-	const char *p = line;
-
-	while (*p) {
-		const char *k, *eq, *v, *e;
-		size_t klen, vlen;
-		uint64_t x = 0;
-
-		while (*p == ' ' || *p == '\t' || *p == '\n')
-			p++;
-		if (!*p)
-			break;
-		k = p;
-		while (*p && *p != ' ' && *p != '\t' && *p != '\n')
-			p++;
-		e = p;
-		eq = memchr(k, '=', e - k);
-		if (!eq)
-			return -1;
-		klen = eq - k;
-		v = eq + 1;
-		vlen = e - v;
-
-#define KEY(s) (klen == sizeof(s) - 1 && !memcmp(k, s, klen))
-		if (KEY("comm")) {	/* the driver writes \xHH for unsafe bytes */
-			aio_unescape_hex(r->comm, sizeof(r->comm), v, vlen);
-			continue;
-		}
-		if (KEY("api")) {
-			copy_field(r->api, sizeof(r->api), v, vlen);
-			continue;
-		}
-		if (KEY("op")) {
-			copy_field(r->op, sizeof(r->op), v, vlen);
-			seen |= F_OP;
-			continue;
-		}
-		if (!KEY("id") && !KEY("pid") && !KEY("tid") && !KEY("off") &&
-		    !KEY("len") && !KEY("age_ns") && !KEY("stalled") &&
-		    !KEY("ctx") && !KEY("obj"))
-			continue;	/* a field added later */
-		if (parse_u64(v, vlen, &x))
-			return -1;
-		if (KEY("id")) {
-			r->id = x;
-			seen |= F_ID;
-		} else if (KEY("pid")) {
-			r->pid = (int32_t)x;
-			seen |= F_PID;
-		} else if (KEY("tid")) {
-			r->tid = (int32_t)x;
-			seen |= F_TID;
-		} else if (KEY("off")) {
-			r->offset = x;
-			seen |= F_OFF;
-		} else if (KEY("len")) {
-			r->bytes = x;
-			seen |= F_LEN;
-		} else if (KEY("age_ns")) {
-			r->age_ns = x;
-			seen |= F_AGE;
-		} else if (KEY("stalled")) {
-			r->stalled = x ? 1 : 0;
-		} else if (KEY("ctx")) {
-			r->ctx = x;
-		} else if (KEY("obj")) {
-			r->obj = x;
-		}
-#undef KEY
-	}
-	if ((seen & (F_ID | F_PID | F_OP | F_AGE)) != (F_ID | F_PID | F_OP | F_AGE))
-		return -1;
-	if (!(seen & F_TID))
-		r->tid = r->pid;
-	return 0;
-}
-
 static int read_one(const char *file, const char *devname, struct stuck_list *l)
 {
 	char line[512];
@@ -270,92 +160,29 @@ static void fmt_age(char *buf, size_t sz, uint64_t ns)
 
 /* ---------------- symbolizing stacks ---------------- */
 
-struct ksym {
-	uint64_t addr;
-	char *name;
-};
-
-/* /proc/kallsyms, sorted by address; loaded once, on the first kernel frame */
-static struct ksym *ksyms;
-static size_t nksyms;
+/* /proc/kallsyms, loaded once, on the first kernel frame */
+static struct ksyms ksyms;
 static bool ksyms_tried;
 
-static int ksym_cmp(const void *pa, const void *pb)
-{
-	const struct ksym *a = pa, *b = pb;
-
-	return cmp_u64(a->addr, b->addr);
-}
-
-static void ksyms_load(void)
-{
-	size_t cap = 0;
-	char line[512];
-	FILE *f;
-
-	ksyms_tried = true;
-	f = fopen("/proc/kallsyms", "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char name[256], type;
-		unsigned long long addr;
-		struct ksym *v;
-
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr)
-			continue;
-		if (nksyms == cap) {
-			cap = cap ? cap * 2 : 65536;
-			v = realloc(ksyms, cap * sizeof(*v));
-			if (!v)
-				break;
-			ksyms = v;
-		}
-		ksyms[nksyms].addr = addr;
-		ksyms[nksyms].name = strdup(name);
-		if (!ksyms[nksyms].name)
-			break;
-		nksyms++;
-	}
-	fclose(f);
-	if (nksyms)
-		qsort(ksyms, nksyms, sizeof(*ksyms), ksym_cmp);
-}
-
-/* "name+0xoff" of the nearest symbol at or below @ip, or "0x..." */
 static const char *ksym_fmt(uint64_t ip, char *buf, size_t len)
 {
-	size_t lo = 0, hi;
+	if (!ksyms_tried) {
+		FILE *f = fopen("/proc/kallsyms", "re");
 
-	if (!ksyms_tried)
-		ksyms_load();
-	hi = nksyms;
-	while (lo < hi) {	/* first symbol above ip */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ksyms[mid].addr <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
+		ksyms_tried = true;
+		if (f) {
+			ksyms_read(f, &ksyms);
+			fclose(f);
+		}
 	}
-	if (!lo)
-		snprintf(buf, len, "0x%" PRIx64, ip);
-	else
-		snprintf(buf, len, "%s+0x%" PRIx64, ksyms[lo - 1].name, ip - ksyms[lo - 1].addr);
-	return buf;
+	return ksyms_fmt(&ksyms, ip, buf, len);
 }
-
-struct umap {
-	uint64_t start, end, off;
-	char path[STUCK_PATH_LEN];
-};
 
 /* The file-backed mappings of @pid (executable or not): *n of them. */
 static struct umap *umaps_load(int32_t pid, size_t *n)
 {
-	struct umap *v = NULL;
-	size_t cap = 0;
-	char path[64], line[512];
+	char path[64];
+	struct umap *v;
 	FILE *f;
 
 	*n = 0;
@@ -363,56 +190,9 @@ static struct umap *umaps_load(int32_t pid, size_t *n)
 	f = fopen(path, "re");
 	if (!f)
 		return NULL;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off;
-		char perms[8];
-		int pos = 0;
-		char *file;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
-			   &pos) != 4 || !pos)
-			continue;
-		file = line + pos;
-		file[strcspn(file, "\n")] = '\0';
-		if (file[0] != '/')
-			continue;
-		if (*n == cap) {
-			struct umap *nv;
-
-			cap = cap ? cap * 2 : 64;
-			nv = realloc(v, cap * sizeof(*nv));
-			if (!nv)
-				break;
-			v = nv;
-		}
-		v[*n].start = start;
-		v[*n].end = end;
-		v[*n].off = off;
-		snprintf(v[*n].path, sizeof(v[*n].path), "%s", file);
-		(*n)++;
-	}
+	v = umaps_read(f, n);
 	fclose(f);
 	return v;
-}
-
-/* "0xADDR module+0xoff" (module: the file's base name), or "0xADDR ?" */
-static const char *usym_fmt(const struct umap *m, size_t n, uint64_t ip, char *buf,
-			    size_t len)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (ip >= m[i].start && ip < m[i].end) {
-			const char *base = strrchr(m[i].path, '/');
-
-			char name[STUCK_PATH_LEN];
-
-			aio_fmt_term(name, sizeof(name), base ? base + 1 : m[i].path);
-			snprintf(buf, len, "0x%016" PRIx64 " %s+0x%" PRIx64, ip, name,
-				 ip - m[i].start + m[i].off);
-			return buf;
-		}
-	}
-	snprintf(buf, len, "0x%016" PRIx64 " ?", ip);
-	return buf;
 }
 
 static void print_stacks(FILE *f, const struct stuck_req *r)
@@ -435,7 +215,7 @@ static void print_stacks(FILE *f, const struct stuck_req *r)
 	if (r->nr_ustack > 0)
 		m = umaps_load(r->pid, &nm);
 	for (int j = 0; j < r->nr_ustack; j++)
-		fprintf(f, "      %s\n", usym_fmt(m, nm, r->ustack[j], buf, sizeof(buf)));
+		fprintf(f, "      %s\n", umaps_fmt(m, nm, r->ustack[j], buf, sizeof(buf)));
 	free(m);
 }
 
