@@ -6,6 +6,8 @@
 #   make test         deps if missing, build, run every test suite (ends "N passed, N failed")
 #   make test-debug   the same suites under a KASAN + lockdep kernel built from linux-source
 #   make stress       the stress suite alone, STRESS_SECONDS=N (default 300)
+#   make fuzz         the libFuzzer targets of tests/fuzz/ on the host, one after the
+#                     other, FUZZ_SECONDS=N each (default 60)
 #   make bench        benchmarks (one VM boot), printing ratios
 #   make demo         the dashboard on a live workload, in the test VM
 #   make man          the man pages (build/man/, from man/*.scd with scdoc)
@@ -23,8 +25,9 @@ KDIR_ARG := $(if $(KDIR),KDIR=$(KDIR))
 # Subdirectories with a Makefile are built; others do not exist yet.
 TEST_DIRS := $(patsubst %/Makefile,%,$(wildcard tests/*/Makefile))
 STRESS_SECONDS ?= 300
+FUZZ_SECONDS ?= 60
 
-.PHONY: all kmod cli tests deps deps-if-missing test test-debug stress bench demo clean \
+.PHONY: all kmod cli tests deps deps-if-missing test test-debug stress fuzz bench demo clean \
 	man all-man install uninstall deb
 
 # One version for the CLI, the module, the man pages and the packages.
@@ -62,6 +65,10 @@ test-debug: all
 
 stress: all
 	tests/vm/run --name stress -- tests/stress/run $(STRESS_SECONDS)
+
+# the targets need clang's fuzzer runtime, nothing of the kernel side
+fuzz: deps-if-missing
+	$(MAKE) -C tests/fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 bench: all
 	tests/bench/run

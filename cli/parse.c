@@ -49,7 +49,8 @@ int parse_seconds(const char *s, bool allow_zero, double *out)
 	double v;
 	char *end;
 
-	if (!s || !*s || ((*s < '0' || *s > '9') && *s != '.'))
+	/* decimal only: strtod also reads hexadecimal ("0x10" is 16 s) */
+	if (!s || !*s || ((*s < '0' || *s > '9') && *s != '.') || strpbrk(s, "xX"))
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
@@ -209,7 +210,7 @@ void ksyms_read(FILE *f, struct ksyms *k)
 		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr)
 			continue;
 		if (k->n == cap) {
-			cap = cap ? cap * 2 : 65536;
+			cap = cap ? cap * 2 : 4096;
 			v = realloc(k->v, cap * sizeof(*v));
 			if (!v)
 				break;

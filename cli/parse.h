@@ -22,7 +22,8 @@
  */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int parse_int(const char *s, int min, int max, int *out);
-/* seconds, fractional allowed ("0.5"), finite and > 0 unless allow_zero, <= 1e6 */
+/* seconds, a decimal number ("0.5", "2e-3"; not hexadecimal), finite, > 0 unless
+ * allow_zero, <= 1e6 */
 int parse_seconds(const char *s, bool allow_zero, double *out);
 /* "auto", "fentry", "kprobe", "syscalls" -> *m; -EINVAL otherwise */
 int parse_mode(const char *s, enum tracer_mode *m);

@@ -64,7 +64,7 @@ static size_t join_hash(uint64_t id, uint64_t aux, size_t cap)
 
 static int join_grow(struct tracer_rx *t)
 {
-	size_t ncap = t->join_cap ? t->join_cap * 2 : 4096;
+	size_t ncap = t->join_cap ? t->join_cap * 2 : 256;
 	struct tracer_join_ent *n = calloc(ncap, sizeof(*n));
 
 	if (!n)

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz_kallsyms - the /proc/kallsyms reader and the kernel frame formatter used by
+ * `aioscope stuck --stack` (cli/parse.c: ksyms_read, ksyms_fmt): any text, then
+ * frames at, around and between the symbols it gave.
+ */
+#include <inttypes.h>
+
+#include "fuzz.h"
+#include "parse.h"
+
+static void fmt(const struct ksyms *k, uint64_t ip)
+{
+	char buf[STUCK_PATH_LEN + 64], small[8];
+	const char *s = ksyms_fmt(k, ip, buf, sizeof(buf));
+
+	FUZZ_CHECK(s == buf && memchr(buf, '\0', sizeof(buf)), "unterminated");
+	ksyms_fmt(k, ip, small, sizeof(small));
+	FUZZ_CHECK(memchr(small, '\0', sizeof(small)), "unterminated when truncated");
+	FUZZ_CHECK(!strncmp(small, buf, strlen(small)), "truncation is no prefix");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ksyms k = { 0 };
+	FILE *f;
+
+	if (!size)
+		return 0;
+	f = fmemopen((void *)data, size, "r");
+	FUZZ_CHECK(f, "fmemopen");
+	ksyms_read(f, &k);
+	fclose(f);
+	for (size_t i = 0; i < k.n; i++) {
+		FUZZ_CHECK(k.v[i].addr, "address 0 kept");
+		FUZZ_CHECK(i == 0 || k.v[i - 1].addr <= k.v[i].addr, "not sorted at %zu", i);
+		FUZZ_CHECK(k.v[i].name && strlen(k.v[i].name) < 256, "bad name at %zu", i);
+		if (i < 64) {
+			fmt(&k, k.v[i].addr);
+			fmt(&k, k.v[i].addr - 1);
+			fmt(&k, k.v[i].addr + 1);
+		}
+	}
+	fmt(&k, 0);
+	fmt(&k, UINT64_MAX);
+	ksyms_free(&k);
+	return 0;
+}

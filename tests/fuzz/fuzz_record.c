@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz_record - the ring buffer's records in user space (cli/record.c): DONE and
+ * REAP records of any length and content, in any order, through the decoder and the
+ * completion/reap join, then through what snoop does with an event (terminal-safe
+ * comm, JSON, fixed-point times).
+ *
+ * Input: byte 0 = flags (bit 0: join completions with their reap; bit 1: stop
+ * delivery after a few events, as a callback error does); then records, each a
+ * 2-byte length, 1 type byte (0: keep the bytes' own type, 1 DONE, 2 REAP), bytes.
+ */
+#include <linux/types.h>
+
+#include "aioscope.h"
+#include "format.h"
+#include "fuzz.h"
+#include "json.h"
+#include "record.h"
+
+struct state {
+	bool join;
+	int stop_after;
+	int seen;
+};
+
+static int on_event(void *ctx, const struct tracer_event *e)
+{
+	struct state *st = ctx;
+	char term[TRACER_COMM_LEN * 4], js[TRACER_COMM_LEN * 6 + 3], num[48];
+
+	FUZZ_CHECK(memchr(e->comm, '\0', sizeof(e->comm)), "comm not terminated");
+	FUZZ_CHECK(e->reap_ns == TRACER_REAP_NONE || st->join, "reap time without the join");
+	aio_fmt_term(term, sizeof(term), e->comm);
+	FUZZ_CHECK(aio_json_escape(js, sizeof(js), e->comm) > 0, "escape");
+	FUZZ_CHECK(utf8_valid(js, strlen(js)) && json_string_valid(js, strlen(js)),
+		   "comm as JSON: %s", js);
+	aio_fmt_fixed(num, sizeof(num), e->ts_ns, 1000000000, 6);
+	aio_fmt_fixed(num, sizeof(num), e->lat_ns, 1000, 1);
+	if (e->reap_ns != TRACER_REAP_NONE)
+		aio_fmt_fixed(num, sizeof(num), e->reap_ns, 1000, 1);
+	aio_fmt_ns(num, sizeof(num), e->lat_ns);
+	st->seen++;
+	return st->stop_after && st->seen >= st->stop_after ? -1 : 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fz in = { data, size };
+	uint8_t flags = fz_u8(&in);
+	struct state st = { .join = flags & 1, .stop_after = (flags & 2) ? 1 + (flags >> 4) : 0 };
+	struct tracer_rx rx = { .join_reap = st.join, .cb = on_event, .cb_ctx = &st };
+	uint64_t now;
+
+	while (fz_left(&in) >= 3) {
+		size_t len = (size_t)fz_u64(&in, 2) % 2048;
+		uint8_t type = fz_u8(&in);
+		uint32_t t32 = type;
+		void *rec;
+
+		if (len > fz_left(&in))
+			len = fz_left(&in);
+		/* exactly len bytes on the heap: ASan sees any read past the record */
+		rec = malloc(len ? len : 1);
+		if (!rec)
+			abort();
+		memcpy(rec, in.p, len);
+		in.p += len;
+		in.n -= len;
+		if ((type == AIOS_REC_DONE || type == AIOS_REC_REAP) && len >= 4)
+			memcpy(rec, &t32, 4);
+		tracer_rx_record(&rx, rec, len);
+		free(rec);
+		FUZZ_CHECK(rx.join_n * 2 <= rx.join_cap, "join table over half full");
+		FUZZ_CHECK(st.join || rx.join_n == 0, "held an event without the join");
+	}
+	/* the poll loop's sweep of old completions, then the final flush */
+	now = fz_u64(&in, 8);
+	tracer_rx_sweep(&rx, now, 2000000000ULL);
+	rx.cb_ret = 0;
+	tracer_rx_sweep(&rx, now, 0);
+	FUZZ_CHECK(rx.join_n == 0, "%zu events left after the final sweep", rx.join_n);
+	tracer_rx_free(&rx);
+	return 0;
+}
