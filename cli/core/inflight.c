@@ -52,6 +52,17 @@ static inline bool in_range(size_t i, size_t k, size_t j)
 	return i <= j ? (i < k && k <= j) : (i < k || k <= j);
 }
 
+/* murmur3's 32-bit finalizer: every bit of @x reaches every bit of the result */
+static inline __u32 mix32(__u32 x)
+{
+	x ^= x >> 16;
+	x *= 0x85ebca6bU;
+	x ^= x >> 13;
+	x *= 0xc2b2ae35U;
+	x ^= x >> 16;
+	return x;
+}
+
 __u64 aio_group_key(const struct aio_req *r, enum aio_group k)
 {
 	switch (k) {
@@ -62,7 +73,16 @@ __u64 aio_group_key(const struct aio_req *r, enum aio_group k)
 	case AIO_GROUP_CTX:
 		return r->ctx;
 	case AIO_GROUP_FILE:
-		return ((__u64)r->dev << 32) ^ r->ino;
+		/*
+		 * (dev, ino) has 96 bits. The inode stays whole (two inodes of one
+		 * device never share a key), dev goes to the high half as before and a
+		 * hash of it to the low half: inodes below 2^32 keep exact keys, and two
+		 * 64-bit inodes of different devices share one only if they differ by
+		 * a pseudo-random pattern in all 64 bits. (dev << 32) ^ ino gave every
+		 * pair that differs only in the high half by dev1 ^ dev2 one key: XFS
+		 * and overlayfs (xino) put the allocation group or layer there.
+		 */
+		return r->ino ^ ((__u64)r->dev << 32 | mix32(r->dev));
 	default:
 		return 0;
 	}

@@ -25,7 +25,7 @@ enum aio_group {
 	AIO_GROUP_PID = 0,	/* key: tgid */
 	AIO_GROUP_DEV,		/* key: dev (the kernel's dev_t, new encoding) */
 	AIO_GROUP_CTX,		/* key: aio context user id (0: none) */
-	AIO_GROUP_FILE,		/* key: (dev << 32) ^ ino */
+	AIO_GROUP_FILE,		/* key: ino ^ (dev << 32 | hash32(dev)), aio_group_key() */
 	AIO_GROUP_NR,
 };
 

@@ -231,6 +231,68 @@ static void test_inflight_older_threshold_and_order(void)
 	aio_inflight_free(t);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The file group's key: 64-bit inode numbers of two devices whose high halves differ
+ * by dev1 ^ dev2 (XFS allocation groups, overlayfs layers) had one key with
+ * (dev << 32) ^ ino, and one depth counted both files.
+ */
+static void test_inflight_file_key_64bit_inodes(void)
+{
+	struct aio_inflight *t = aio_inflight_new(0);
+	__u32 d1 = (8U << 20) | 1, d2 = (8U << 20) | 2;
+	__u64 ino1 = (3ULL << 32) | 0x85, ino2 = ino1 ^ ((__u64)(d1 ^ d2) << 32);
+	struct aio_req a = mkreq(0x1000, 1, 10, d1, 0, ino1);
+	struct aio_req b = mkreq(0x2000, 1, 10, d2, 0, ino2);
+	struct aio_depth d;
+	static __u64 keys[64 * 512];
+	size_t n = 0;
+
+	UASSERT(t, "new failed");
+	UASSERT((((__u64)d1 << 32) ^ ino1) == (((__u64)d2 << 32) ^ ino2),
+		"the pair does not collide under the old key");
+	UASSERT(aio_group_key(&a, AIO_GROUP_FILE) != aio_group_key(&b, AIO_GROUP_FILE),
+		"two files of two devices share a key");
+	UASSERT(aio_inflight_insert(t, &a) == 0 && aio_inflight_insert(t, &b) == 0,
+		"insert");
+	UASSERT(aio_inflight_depth(t, AIO_GROUP_FILE, aio_group_key(&a, AIO_GROUP_FILE),
+				   &d) == 0 && d.cur == 1, "file a: %u in flight", d.cur);
+	UASSERT(aio_inflight_depth(t, AIO_GROUP_FILE, aio_group_key(&b, AIO_GROUP_FILE),
+				   &d) == 0 && d.cur == 1, "file b: %u in flight", d.cur);
+	/* the same pattern for other device pairs and high halves */
+	for (__u32 i = 0; i < 64; i++) {
+		for (__u32 j = i + 1; j < 64; j++) {
+			__u64 hi = (__u64)i * 0x10001 + j;
+			struct aio_req x = mkreq(1, 1, 1, (259U << 20) | i, 0, hi << 40 | 12);
+			struct aio_req y = mkreq(2, 1, 1, (259U << 20) | j, 0,
+						 (hi << 40 | 12) ^ ((__u64)(i ^ j) << 32));
+
+			UASSERT(aio_group_key(&x, AIO_GROUP_FILE) !=
+					aio_group_key(&y, AIO_GROUP_FILE),
+				"devices %u and %u share a key", i, j);
+		}
+	}
+	/* small inode numbers keep distinct keys across devices, as before */
+	for (__u32 dv = 0; dv < 64; dv++) {
+		for (__u64 ino = 0; ino < 512; ino++) {
+			struct aio_req x = mkreq(1, 1, 1, (8U << 20) | dv, 0, ino * 7919);
+
+			keys[n++] = aio_group_key(&x, AIO_GROUP_FILE);
+		}
+	}
+	qsort(keys, n, sizeof(keys[0]), cmp_u64);
+	for (size_t i = 1; i < n; i++)
+		UASSERT(keys[i] != keys[i - 1], "two (dev, ino) pairs share key %llx",
+			(unsigned long long)keys[i]);
+	aio_inflight_free(t);
+}
+
 static void test_inflight_group_depth_and_max(void)
 {
 	struct aio_inflight *t = aio_inflight_new(0);
@@ -256,7 +318,9 @@ static void test_inflight_group_depth_and_max(void)
 			d.cur == 2, "dev 9: %u", d.cur);
 	UASSERT(aio_inflight_depth(t, AIO_GROUP_CTX, 0xa, &d) == 0 &&
 			d.cur == 4, "ctx a: %u", d.cur);
-	UASSERT(aio_inflight_depth(t, AIO_GROUP_FILE, (8ULL << 32) ^ 11, &d) ==
+	r = mkreq(1, 1, 100, 8, 0xa, 11);
+	UASSERT(aio_inflight_depth(t, AIO_GROUP_FILE,
+				   aio_group_key(&r, AIO_GROUP_FILE), &d) ==
 			0 && d.cur == 4, "file 8:11: %u", d.cur);
 	for (i = 0; i < 3; i++)
 		aio_inflight_remove(t, 0x1000 + i * 64, NULL);
@@ -423,6 +487,7 @@ int main(void)
 	RUN(test_inflight_older_threshold_and_order);
 	RUN(test_inflight_group_depth_and_max);
 	RUN(test_inflight_depth_iteration);
+	RUN(test_inflight_file_key_64bit_inodes);
 	RUN(test_inflight_group_churn_matches_reference);
 	RUN(test_inflight_memory_per_request);
 	return unit_done("inflight");
