@@ -24,6 +24,7 @@
 #include "aioscope.h"
 #include "buckets.h"
 #include "aioscope.skel.h"
+#include "batch.h"
 #include "format.h"
 #include "privs.h"
 #include "record.h"
@@ -110,9 +111,7 @@ struct tracer {
 	const struct aios_slot *slots;
 	size_t slots_len;
 	/* batch buffers for the in-flight table */
-	struct aios_key *ibkeys;
-	struct aios_req *ibvals;
-	uint32_t ibcap;
+	struct map_batch ib;
 };
 
 static bool g_verbose;
@@ -1071,8 +1070,7 @@ void tracer_close(struct tracer *t)
 		close(t->cgroup_fd);
 	free(t->pcpu_buf);
 	tracer_rx_free(&t->rx);
-	free(t->ibkeys);
-	free(t->ibvals);
+	map_batch_free(&t->ib);
 	free(t);
 }
 
@@ -1142,12 +1140,39 @@ static int inflight_one(const struct aios_req *r, tracer_inflight_fn cb, void *c
 	return cb(ctx, &f);
 }
 
+struct inflight_lookup {
+	int fd;
+	struct aios_key out_batch;
+};
+
+static int inflight_batch(void *ctx, bool first, void *keys, void *vals, uint32_t *count)
+{
+	struct inflight_lookup *lk = ctx;
+
+	if (bpf_map_lookup_batch(lk->fd, first ? NULL : &lk->out_batch, &lk->out_batch,
+				 keys, vals, count, NULL))
+		return -errno;
+	return 0;
+}
+
+struct inflight_cb {
+	tracer_inflight_fn cb;
+	void *ctx;
+};
+
+static int inflight_each(void *ctx, const void *val)
+{
+	const struct inflight_cb *e = ctx;
+
+	return inflight_one(val, e->cb, e->ctx);
+}
+
 int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
 {
 	int fd = bpf_map__fd(t->skel->maps.inflight);
 	uint32_t cap = bpf_map__max_entries(t->skel->maps.inflight);
-	struct aios_key out_batch;
-	bool first = true;
+	struct inflight_lookup lk = { .fd = fd };
+	struct inflight_cb each = { .cb = cb, .ctx = ctx };
 	int n = 0, rc;
 
 	/* the slots: copy each, keep it if it did not change while copied */
@@ -1168,32 +1193,12 @@ int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
 		if (rc)
 			return rc;
 	}
-	if (!t->ibkeys) {
-		t->ibkeys = calloc(cap, sizeof(*t->ibkeys));
-		t->ibvals = calloc(cap, sizeof(*t->ibvals));
-		if (!t->ibkeys || !t->ibvals)
-			return -ENOMEM;
-		t->ibcap = cap;
-	}
-	for (;;) {
-		uint32_t count = t->ibcap;
-		int err;
-
-		err = bpf_map_lookup_batch(fd, first ? NULL : &out_batch, &out_batch,
-					   t->ibkeys, t->ibvals, &count, NULL);
-		if (err && errno != ENOENT)
-			return -errno;
-		for (uint32_t i = 0; i < count; i++) {
-			n++;
-			rc = inflight_one(&t->ibvals[i], cb, ctx);
-			if (rc)
-				return rc;
-		}
-		if (err)	/* ENOENT: that was the last batch */
-			break;
-		first = false;
-	}
-	return n;
+	/* the hash map: in batches (an allocation failure leaves no half state) */
+	rc = map_batch_alloc(&t->ib, cap, sizeof(struct aios_key), sizeof(struct aios_req));
+	if (rc)
+		return rc;
+	rc = map_batch_walk(&t->ib, inflight_batch, &lk, inflight_each, &each);
+	return rc < 0 ? rc : n + rc;
 }
 
 _Static_assert(TRACER_STACK_DEPTH == AIOS_STACK_DEPTH, "stack depths differ");
