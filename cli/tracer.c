@@ -115,8 +115,14 @@ struct tracer {
 };
 
 static bool g_verbose;
+static bool g_probing;		/* tracer_open is trying attach modes and hooks */
 static void watch_libbpf(const char *fmt, va_list args);
 
+/*
+ * libbpf's warnings always reach stderr, except while tracer_open tries what the
+ * kernel allows: programs and hooks that fail there are expected, and aioscope says
+ * itself what it left out (-v) or why it cannot trace. Info and debug need -v.
+ */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
 	if (level == LIBBPF_WARN) {
@@ -125,6 +131,9 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 		va_copy(copy, args);
 		watch_libbpf(fmt, copy);
 		va_end(copy);
+		if (!g_verbose && g_probing)
+			return 0;
+		return vfprintf(stderr, fmt, args);
 	}
 	if (!g_verbose)
 		return 0;
@@ -1000,6 +1009,7 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 	 * Best mode first; within a mode, hook by hook what the kernel allows (try_mode).
 	 */
 	rc = -ENOTSUP;
+	g_probing = true;
 	if (opts->mode == TRACER_MODE_AUTO || opts->mode == TRACER_MODE_FENTRY) {
 		rc = try_mode(t, TRACER_MODE_FENTRY, need_reap, fdev, ffile, fino);
 		if (opts->verbose && rc)
@@ -1015,6 +1025,7 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 		if (opts->verbose && rc)
 			fprintf(stderr, "aioscope: syscalls mode unavailable: %s\n", strerror(-rc));
 	}
+	g_probing = false;
 	if (rc) {
 		const char *what = opts->mode == TRACER_MODE_FENTRY ? "fentry (BPF trampolines)" :
 				   opts->mode == TRACER_MODE_KPROBE ? "kprobes" :
