@@ -2,12 +2,13 @@
 /*
  * fuzz_record - the ring buffer's records in user space (cli/record.c): DONE and
  * REAP records of any length and content, in any order, through the decoder and the
- * completion/reap join, then through what snoop does with an event (terminal-safe
- * comm, JSON, fixed-point times).
+ * completion/reap join, then through snoop's two line forms: the JSON line must be
+ * one valid JSON object in valid UTF-8, whole; the text line terminal-safe.
  *
  * Input: byte 0 = flags (bit 0: join completions with their reap; bit 1: stop
- * delivery after a few events, as a callback error does); then records, each a
- * 2-byte length, 1 type byte (0: keep the bytes' own type, 1 DONE, 2 REAP), bytes.
+ * delivery after a few events, as a callback error does); 8 bytes of clock offset;
+ * then records, each a 2-byte length, 1 type byte (0: keep the bytes' own type,
+ * 1 DONE, 2 REAP), the bytes.
  */
 #include <linux/types.h>
 
@@ -16,9 +17,11 @@
 #include "fuzz.h"
 #include "json.h"
 #include "record.h"
+#include "snoop_line.h"
 
 struct state {
 	bool join;
+	uint64_t clock;		/* mono_to_real, and start_mono by way of the events */
 	int stop_after;
 	int seen;
 };
@@ -27,6 +30,8 @@ static int on_event(void *ctx, const struct tracer_event *e)
 {
 	struct state *st = ctx;
 	char term[TRACER_COMM_LEN * 4], js[TRACER_COMM_LEN * 6 + 3], num[48];
+	char line[SNOOP_LINE_MAX];
+	size_t n;
 
 	FUZZ_CHECK(memchr(e->comm, '\0', sizeof(e->comm)), "comm not terminated");
 	FUZZ_CHECK(e->reap_ns == TRACER_REAP_NONE || st->join, "reap time without the join");
@@ -34,11 +39,21 @@ static int on_event(void *ctx, const struct tracer_event *e)
 	FUZZ_CHECK(aio_json_escape(js, sizeof(js), e->comm) > 0, "escape");
 	FUZZ_CHECK(utf8_valid(js, strlen(js)) && json_string_valid(js, strlen(js)),
 		   "comm as JSON: %s", js);
-	aio_fmt_fixed(num, sizeof(num), e->ts_ns, 1000000000, 6);
-	aio_fmt_fixed(num, sizeof(num), e->lat_ns, 1000, 1);
-	if (e->reap_ns != TRACER_REAP_NONE)
-		aio_fmt_fixed(num, sizeof(num), e->reap_ns, 1000, 1);
 	aio_fmt_ns(num, sizeof(num), e->lat_ns);
+	/* snoop --json: one whole object per line */
+	n = snoop_line(line, sizeof(line), e, true, st->clock, st->clock ^ e->ts_ns);
+	FUZZ_CHECK(n > 2 && n < sizeof(line) && line[n - 1] == '\n' && line[n] == '\0',
+		   "JSON line of %zu bytes", n);
+	FUZZ_CHECK(utf8_valid(line, n), "JSON line is not UTF-8: %s", line);
+	FUZZ_CHECK(json_valid(line, n - 1) && line[0] == '{', "invalid JSON line: %s", line);
+	FUZZ_CHECK(!memchr(line, '\n', n - 1), "newline inside a JSON line");
+	/* snoop: columns; whole, and nothing a terminal would act on */
+	n = snoop_line(line, sizeof(line), e, false, st->clock, st->clock ^ e->ts_ns);
+	FUZZ_CHECK(n > 1 && n < sizeof(line) - 1 && line[n - 1] == '\n', "text line of %zu", n);
+	FUZZ_CHECK(utf8_valid(line, n), "text line is not UTF-8: %s", line);
+	for (size_t i = 0; i + 1 < n; i++)
+		FUZZ_CHECK((unsigned char)line[i] >= 0x20 && line[i] != 0x7f,
+			   "control byte 0x%02x in a text line", (unsigned char)line[i]);
 	st->seen++;
 	return st->stop_after && st->seen >= st->stop_after ? -1 : 0;
 }
@@ -50,6 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct state st = { .join = flags & 1, .stop_after = (flags & 2) ? 1 + (flags >> 4) : 0 };
 	struct tracer_rx rx = { .join_reap = st.join, .cb = on_event, .cb_ctx = &st };
 	uint64_t now;
+
+	st.clock = fz_u64(&in, 8);
 
 	while (fz_left(&in) >= 3) {
 		size_t len = (size_t)fz_u64(&in, 2) % 2048;
