@@ -188,6 +188,25 @@ int aiodev_pending_parse_line(const char *line, struct stuck_req *r)
 	return 0;
 }
 
+/*
+ * fgets(), except that what is left of a line longer than @len - 1 bytes is dropped,
+ * never read as a line of its own: in maps that rest is a file name's tail, which
+ * anyone can make look like a mapping.
+ */
+static char *read_line(char *buf, int len, FILE *f)
+{
+	size_t n;
+	int c;
+
+	if (!fgets(buf, len, f))
+		return NULL;
+	n = strlen(buf);
+	if (n == (size_t)len - 1 && buf[n - 1] != '\n')
+		while ((c = getc(f)) != EOF && c != '\n')
+			;
+	return buf;
+}
+
 /* ---------------- symbols: /proc/kallsyms ---------------- */
 
 static int ksym_cmp(const void *pa, const void *pb)
@@ -197,17 +216,28 @@ static int ksym_cmp(const void *pa, const void *pb)
 	return (a->addr > b->addr) - (a->addr < b->addr);
 }
 
+int ksym_parse_line(const char *line, uint64_t *addr, char name[KSYM_NAME_MAX])
+{
+	unsigned long long a;
+	char type;
+
+	if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3 || !a)
+		return 0;
+	*addr = a;
+	return 1;
+}
+
 void ksyms_read(FILE *f, struct ksyms *k)
 {
 	size_t cap = k->n;
 	char line[512];
 
-	while (fgets(line, sizeof(line), f)) {
-		char name[256], type;
-		unsigned long long addr;
+	while (read_line(line, sizeof(line), f)) {
+		char name[KSYM_NAME_MAX];
+		uint64_t addr;
 		struct ksym *v;
 
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr)
+		if (!ksym_parse_line(line, &addr, name))
 			continue;
 		if (k->n == cap) {
 			cap = cap ? cap * 2 : 4096;
@@ -256,25 +286,35 @@ const char *ksyms_fmt(const struct ksyms *k, uint64_t ip, char *buf, size_t len)
 
 /* ---------------- symbols: /proc/PID/maps ---------------- */
 
+int umap_parse_line(const char *line, struct umap *m)
+{
+	unsigned long long start, end, off;
+	char perms[8];
+	int pos = 0;
+	const char *file;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
+		   &pos) != 4 || !pos)
+		return 0;
+	file = line + pos;
+	if (file[0] != '/')
+		return 0;
+	m->start = start;
+	m->end = end;
+	m->off = off;
+	snprintf(m->path, sizeof(m->path), "%.*s", (int)strcspn(file, "\n"), file);
+	return 1;
+}
+
 struct umap *umaps_read(FILE *f, size_t *n)
 {
-	struct umap *v = NULL;
+	struct umap *v = NULL, m;
 	size_t cap = 0;
 	char line[512];
 
 	*n = 0;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off;
-		char perms[8];
-		int pos = 0;
-		char *file;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
-			   &pos) != 4 || !pos)
-			continue;
-		file = line + pos;
-		file[strcspn(file, "\n")] = '\0';
-		if (file[0] != '/')
+	while (read_line(line, sizeof(line), f)) {
+		if (!umap_parse_line(line, &m))
 			continue;
 		if (*n == cap) {
 			struct umap *nv;
@@ -285,11 +325,7 @@ struct umap *umaps_read(FILE *f, size_t *n)
 				break;
 			v = nv;
 		}
-		v[*n].start = start;
-		v[*n].end = end;
-		v[*n].off = off;
-		snprintf(v[*n].path, sizeof(v[*n].path), "%s", file);
-		(*n)++;
+		v[(*n)++] = m;
 	}
 	return v;
 }

@@ -45,6 +45,9 @@ struct ksyms {
  * by address. Out of memory ends the reading early: what was read is kept.
  */
 void ksyms_read(FILE *f, struct ksyms *k);
+#define KSYM_NAME_MAX 256	/* longer names are cut */
+/* One line: 1 with *addr and @name, 0 when it does not parse or the address is 0. */
+int ksym_parse_line(const char *line, uint64_t *addr, char name[KSYM_NAME_MAX]);
 void ksyms_free(struct ksyms *k);
 /* "name+0xoff" of the nearest symbol at or below @ip, or "0x..." */
 const char *ksyms_fmt(const struct ksyms *k, uint64_t ip, char *buf, size_t len);
@@ -57,6 +60,8 @@ struct umap {
 
 /* umaps_read - the file-backed mappings of @f (maps format): *n of them, malloc'd. */
 struct umap *umaps_read(FILE *f, size_t *n);
+/* One line (its newline or not): 1 with *m for a file-backed mapping, else 0. */
+int umap_parse_line(const char *line, struct umap *m);
 /* "0xADDR module+0xoff" (module: the file's base name, terminal-safe), or "0xADDR ?" */
 const char *umaps_fmt(const struct umap *m, size_t n, uint64_t ip, char *buf, size_t len);
 

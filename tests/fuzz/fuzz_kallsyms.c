@@ -31,6 +31,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(f, "fmemopen");
 	ksyms_read(f, &k);
 	fclose(f);
+	/* one symbol per line, a long line's rest is no line of its own (see fuzz_maps) */
+	{
+		const char *p = (const char *)data, *e = p + size;
+		size_t want = 0;
+
+		while (p < e) {
+			const char *nl = memchr(p, '\n', (size_t)(e - p));
+			size_t len = nl ? (size_t)(nl - p) : (size_t)(e - p);
+			char line[512], name[KSYM_NAME_MAX];
+			uint64_t addr;
+
+			if (memchr(p, '\0', len))
+				break;	/* a line reader stops making sense of it */
+			snprintf(line, sizeof(line), "%.*s", (int)(len < 511 ? len : 511), p);
+			if (ksym_parse_line(line, &addr, name)) {
+				bool found = false;
+
+				for (size_t i = 0; i < k.n && !found; i++)
+					found = k.v[i].addr == addr && !strcmp(k.v[i].name, name);
+				FUZZ_CHECK(found, "symbol %s of a line missing", name);
+				want++;
+			}
+			p += len + 1;
+		}
+		FUZZ_CHECK(p < e || want == k.n, "%zu symbols from %zu lines", k.n, want);
+	}
 	for (size_t i = 0; i < k.n; i++) {
 		FUZZ_CHECK(k.v[i].addr, "address 0 kept");
 		FUZZ_CHECK(i == 0 || k.v[i - 1].addr <= k.v[i].addr, "not sorted at %zu", i);
