@@ -1123,21 +1123,25 @@ static __always_inline __u64 arg0(void *ctx)
  * without CAP_SYS_ADMIN, which 6.1 without the kfunc then needs.)
  * So each of these hooks has two programs (three on a preemptible kernel, where two
  * tasks preempted on one CPU, one inside each of a pair, still lose a call), run one
- * after the other by the same trampoline, at positions 0, 1 (, 2); exactly one of
- * them handles each call. The task's token holds a signature of the call and the
- * position of the last program that saw it: a program finding its signature at an
- * earlier position leaves the call (it was taken) and moves the position on; any
- * other finding (another call, or the same signature at its own or a later position:
- * a new, identical call) takes the call. If some are skipped, the first to run takes
- * it. Per task, so another task's preempted run never touches it. (kprobe.multi
+ * after the other by the same trampoline (in an order of the kernel's choosing: the
+ * last attached runs first); exactly one of them handles each call. The task's token
+ * holds a signature of the call and how many of the programs have seen it: a program
+ * finding its signature seen by fewer than all of them leaves the call (it was taken)
+ * and counts itself; any other finding (another call, or the same signature seen by
+ * all: a new, identical call) takes the call. If some are skipped, the first to run
+ * takes it; the only loss is a call all of them skip, or an identical call right
+ * after one that some skipped. Per task, so another task's preempted run never
+ * touches it. (kprobe.multi
  * submits were tried instead: they share one per-CPU guard with the kernel's own BPF
  * map syscalls, which top makes every 100 ms, and lost as many.)
  */
 struct twin_token {
 	__u64 sig;
-	__u32 pos;
+	__u32 seen;	/* programs of the set that ran for this call */
 	__u32 pad;
 };
+
+const volatile __u32 twin_n = 2;	/* programs in each set: 2, or 3 (preemptible) */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -1146,7 +1150,7 @@ struct {
 	__type(value, struct twin_token);
 } twin_token SEC(".maps");
 
-/* @pos: the program's place in its trampoline; true if it handles the call */
+/* @pos: which program of the set (0 handles the call when there is no token) */
 static __always_inline bool twin_turn(__u64 sig, __u32 pos)
 {
 	struct twin_token *t = bpf_task_storage_get(&twin_token, bpf_get_current_task_btf(), 0,
@@ -1154,12 +1158,12 @@ static __always_inline bool twin_turn(__u64 sig, __u32 pos)
 
 	if (!t)
 		return pos == 0;
-	if (t->sig == sig && t->pos < pos) {
-		t->pos = pos;
+	if (t->sig == sig && t->seen < twin_n) {
+		t->seen++;
 		return false;
 	}
 	t->sig = sig;
-	t->pos = pos;
+	t->seen = 1;
 	return true;
 }
 

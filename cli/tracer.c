@@ -745,6 +745,7 @@ static int try_once(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 		if (on)
 			t->hooks_wanted |= HK(prog_hook(mode, i));
 	}
+	s->rodata->twin_n = t->preemptible ? 3 : 2;
 	/* both when aio_complete is hooked: twins, see complete_twin in the BPF */
 	s->rodata->complete_twin = fentry && !t->complete_rw;
 	s->rodata->want_submit_ret = kprobe && submit_ret;
