@@ -100,6 +100,7 @@ struct tracer {
 	int hook_err[HK_NR];		/* -errno of each missing hook */
 	bool uring;			/* io_uring requests are traced */
 	bool preemptible;		/* the kernel preempts BPF programs: 3 twins */
+	uint64_t attached_ns;		/* every hook attached (tracer_now_ns) */
 	int cgroup_fd;
 	int ncpus;
 	unsigned int hist_ngroups;	/* >0: histograms in the per-CPU array */
@@ -138,6 +139,11 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	if (!g_verbose)
 		return 0;
 	return vfprintf(stderr, fmt, args);
+}
+
+uint64_t tracer_attached_ns(const struct tracer *t)
+{
+	return t->attached_ns;
 }
 
 uint64_t tracer_now_ns(void)
@@ -1027,6 +1033,7 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 		goto out;
 	}
 	t->last_sweep = tracer_now_ns();
+	t->attached_ns = t->last_sweep;
 	*out = t;
 	return 0;
 out:

@@ -252,6 +252,8 @@ int tracer_drops(struct tracer *t, struct tracer_drops *d);
 
 /* CLOCK_MONOTONIC in ns: the clock of every *_ns timestamp above */
 uint64_t tracer_now_ns(void);
+/* When every hook was attached: requests submitted later are the tracer's to know */
+uint64_t tracer_attached_ns(const struct tracer *t);
 
 const char *tracer_op_name(enum tracer_op op);
 const char *tracer_api_name(enum tracer_api api);
