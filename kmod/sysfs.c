@@ -26,11 +26,12 @@ const char *aiodev_completion_name(u32 completion)
 
 /*
  * The written bytes are buf[0..count-1] (sysfs adds a NUL after them). A NUL
- * among them would hide trailing garbage from the C-string parsers.
+ * among them would hide trailing garbage from the C-string parsers, and
+ * kstrto*() take a leading '+', which the knobs refuse (no sign at all).
  */
-static bool aiodev_has_nul(const char *buf, size_t count)
+static bool aiodev_bad_number(const char *buf, size_t count)
 {
-	return memchr(buf, '\0', count) != NULL;
+	return memchr(buf, '\0', count) || buf[0] == '+';
 }
 
 static int aiodev_parse_u64(const char *buf, size_t count, u64 min, u64 max,
@@ -38,7 +39,7 @@ static int aiodev_parse_u64(const char *buf, size_t count, u64 min, u64 max,
 {
 	u64 v;
 
-	if (aiodev_has_nul(buf, count) || kstrtou64(buf, 10, &v))
+	if (aiodev_bad_number(buf, count) || kstrtou64(buf, 10, &v))
 		return -EINVAL;
 	if (v < min || v > max)
 		return -EINVAL;
@@ -120,7 +121,7 @@ static ssize_t completion_store(struct device *d, struct device_attribute *attr,
 	int i;
 
 	/* sysfs_streq() allows one trailing newline, nothing else */
-	if (aiodev_has_nul(buf, count))
+	if (memchr(buf, '\0', count))
 		return -EINVAL;
 	i = sysfs_match_string(aiodev_completion_names, buf);
 	if (i < 0)
@@ -138,7 +139,8 @@ static ssize_t abort_store(struct device *d, struct device_attribute *attr,
 	struct aiodev_dev *dev = dev_get_drvdata(d);
 	unsigned int v;
 
-	if (aiodev_has_nul(buf, count) || kstrtouint(buf, 10, &v) || v != 1)
+	if (aiodev_bad_number(buf, count) || kstrtouint(buf, 10, &v) ||
+	    v != 1)
 		return -EINVAL;
 	aiodev_abort(dev);
 	return count;

@@ -83,6 +83,8 @@ static void knob_bad_values(const char *knob, const char *good, const struct bad
 		{ "leading space", " 5", 0 },
 		{ "negative", "-1", 0 },
 		{ "negative newline", "-7\n", 0 },
+		{ "plus sign", "+5", 0 },
+		{ "plus sign newline", "+7\n", 0 },
 		{ "non-numeric", "abc", 0 },
 		{ "hex", "0x10", 0 },
 		{ "float", "1.5", 0 },
@@ -228,7 +230,7 @@ static void knob_tests(void)
 		int bad = 0, n = 0;
 		const struct bad list[] = {
 			{ "empty line", "\n", 0 }, { "space", " ", 0 }, { "negative", "-1", 0 },
-			{ "non-numeric", "yes", 0 }, { "trailing garbage", "1x", 0 },
+			{ "plus sign", "+1", 0 }, { "non-numeric", "yes", 0 }, { "trailing garbage", "1x", 0 },
 			{ "overflow", "18446744073709551617", 0 }, ab[0], ab[1],
 		};
 
