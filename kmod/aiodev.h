@@ -148,6 +148,7 @@ struct aiodev_dev {
 
 	struct xarray pages;		/* backing store, index = pos >> PAGE_SHIFT */
 	loff_t capacity;		/* bytes */
+	atomic_t fail_page_alloc;	/* debugfs: fail the next N page allocations */
 
 	unsigned int index;		/* N in aiodevN */
 	dev_t devt;
@@ -162,6 +163,7 @@ extern struct kmem_cache *aiodev_req_cache;
 
 /* io.c */
 extern const struct file_operations aiodev_fops;
+extern unsigned long aiodev_store_max_pages;	/* budget of all stores, pages */
 void aiodev_ready_fn(struct tasklet_struct *t);
 unsigned int aiodev_abort(struct aiodev_dev *dev);
 void aiodev_store_free(struct aiodev_dev *dev);
