@@ -149,6 +149,7 @@ struct aiodev_dev {
 	struct xarray pages;		/* backing store, index = pos >> PAGE_SHIFT */
 	loff_t capacity;		/* bytes */
 	atomic_t fail_page_alloc;	/* debugfs: fail the next N page allocations */
+	u64 pending_lock_max_ns;	/* debugfs: longest lock hold of the listing */
 
 	unsigned int index;		/* N in aiodevN */
 	dev_t devt;

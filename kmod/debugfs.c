@@ -72,10 +72,11 @@ static unsigned int aiodev_pending_copy(struct aiodev_dev *dev,
 	struct aiodev_req *req;
 	unsigned int n = 0;
 	unsigned long flags;
-	u64 now;
+	u64 now, t0, held;
 
 	spin_lock_irqsave(&dev->lock, flags);
 	now = ktime_get_ns();
+	t0 = now;
 	list_for_each_entry(req, &dev->pending, node) {
 		if (!req->async)
 			continue;
@@ -94,6 +95,10 @@ static unsigned int aiodev_pending_copy(struct aiodev_dev *dev,
 		}
 		n++;
 	}
+	/* the longest section with the lock held and interrupts off */
+	held = ktime_get_ns() - t0;
+	if (held > dev->pending_lock_max_ns)
+		dev->pending_lock_max_ns = held;
 	spin_unlock_irqrestore(&dev->lock, flags);
 	snap->n = min(n, max);
 	return n;
@@ -180,6 +185,9 @@ void aiodev_debugfs_add(struct aiodev_dev *dev)
 					      aiodev_debugfs_root);
 	debugfs_create_file("pending", 0400, dev->debugfs_dir, dev,
 			    &aiodev_pending_fops);
+	/* the longest time one open of pending held the lock, ns (0 resets) */
+	debugfs_create_u64("pending_lock_ns", 0600, dev->debugfs_dir,
+			   &dev->pending_lock_max_ns);
 	/* fault injection: the next N store page allocations fail */
 	debugfs_create_atomic_t("fail_page_alloc", 0600, dev->debugfs_dir,
 				&dev->fail_page_alloc);

@@ -25,6 +25,7 @@
 
 #define MS 1000000ull
 #define DBG_FAIL_ALLOC "/sys/kernel/debug/aiodev/aiodev0/fail_page_alloc"
+#define DBG_LOCK_NS "/sys/kernel/debug/aiodev/aiodev0/pending_lock_ns"
 
 static char buf[8][4096] __attribute__((aligned(4096)));
 
@@ -279,7 +280,7 @@ static void test_listing_lock(void)
 	int fd = open_dev(O_RDWR), lines = 0, c;
 	io_context_t ctx = 0;
 	uint64_t worst = 0, t0, dt, total = 0;
-	long reads = 0, n = 0;
+	long reads = 0, n = 0, held;
 	pthread_t th;
 	cpu_set_t set;
 	FILE *f;
@@ -308,17 +309,20 @@ static void test_listing_lock(void)
 
 	/*
 	 * One thread on CPU 0 reads the listing over and over; this one, on CPU 1,
-	 * times synchronous 512-byte reads, each of which takes the device lock twice.
-	 * Formatting under the lock (10,000 lines) made a read wait for whole
-	 * formatting passes (140 ms each under TCG); copying under it costs 5 ms.
+	 * times synchronous 512-byte reads, each of which takes the device lock twice
+	 * (printed only: a descheduled emulator thread shows up there too). The check
+	 * is the driver's own record of its longest section with the lock held, which
+	 * is interrupts off: formatting 10,000 lines under it took 140 ms per pass
+	 * under TCG, copying them takes about 5 ms.
 	 */
+	dbg_write(DBG_LOCK_NS, "0");
 	CPU_ZERO(&set);
 	CPU_SET(1, &set);
 	sched_setaffinity(0, sizeof(set), &set);
 	listing_stop = 0;
 	pthread_create(&th, NULL, listing_thread, &reads);
 	t0 = now_ns();
-	while (now_ns() - t0 < 3000 * MS) {
+	while (now_ns() - t0 < 2000 * MS) {
 		uint64_t s = now_ns();
 
 		if (pread(fd, buf[5], 512, 0) != 512)
@@ -335,11 +339,12 @@ static void test_listing_lock(void)
 	for (int i = 0; i < 2; i++)
 		CPU_SET(i, &set);
 	sched_setaffinity(0, sizeof(set), &set);
-	printf("# listing: %ld listings of %d lines on CPU 0; %ld sync reads on CPU 1, worst %.2f ms, mean %.1f us\n",
-	       reads, N, n, worst / 1e6, n ? total / 1e3 / n : 0);
-	check(reads >= 2 && worst < 60 * MS,
-	      "listing: reading it with 10000 stalled requests does not hold the device lock for long (sync reads on the other CPU wait < 60 ms)",
-	      "%ld listings, worst sync read %.2f ms", reads, worst / 1e6);
+	held = dbg_read(DBG_LOCK_NS);
+	printf("# listing: %ld listings of %d lines on CPU 0, longest lock hold %.2f ms; %ld sync reads on CPU 1, worst %.2f ms, mean %.1f us\n",
+	       reads, N, held / 1e6, n, worst / 1e6, n ? total / 1e3 / n : 0);
+	check(reads >= 2 && held > 0 && held < 50 * (long)MS,
+	      "listing: with 10000 stalled requests one read holds the device lock (irqs off) < 50 ms",
+	      "%ld listings, longest hold %.2f ms", reads, held / 1e6);
 	set_knob("abort", "1");
 	io_destroy(ctx);
 	reset_knobs();
