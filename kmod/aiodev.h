@@ -96,6 +96,8 @@ struct aiodev_req {
 	bool async;			/* completed through ki_complete() */
 	bool fail;			/* chosen by fail_every */
 	bool stalled;			/* chosen by stall_every */
+	u64 ctx_id;			/* libaio: aio_context_t, else 0 */
+	u64 obj;			/* libaio: user iocb pointer, else 0 */
 	pid_t tgid;
 	pid_t pid;
 	char comm[TASK_COMM_LEN];

@@ -46,6 +46,8 @@ struct aiodev_pending_rec {
 	loff_t pos;
 	size_t len;
 	u64 age_ns;
+	u64 ctx_id;
+	u64 obj;
 	pid_t tgid;
 	pid_t pid;
 	u8 api;
@@ -86,6 +88,8 @@ static unsigned int aiodev_pending_copy(struct aiodev_dev *dev,
 			r->pos = req->pos;
 			r->len = req->len;
 			r->age_ns = now - req->submit_ns;
+			r->ctx_id = req->ctx_id;
+			r->obj = req->obj;
 			r->tgid = req->tgid;
 			r->pid = req->pid;
 			r->api = req->api;
@@ -115,13 +119,11 @@ static int aiodev_pending_show(struct seq_file *m, void *v)
 		seq_printf(m, "id=0x%llx api=%s pid=%d tid=%d comm=", r->id,
 			   aiodev_api_name(r->api), r->tgid, r->pid);
 		aiodev_seq_comm(m, r->comm);
-		/*
-		 * ctx and obj live in fs/aio.c's private struct aio_kiocb and
-		 * struct kioctx, whose layouts a module cannot rely on: 0.
-		 */
-		seq_printf(m, " op=%s off=%lld len=%zu age_ns=%llu stalled=%d ctx=0x0 obj=0x0\n",
+		/* ctx and obj: libaio requests only (aiodev_aio_ids()) */
+		seq_printf(m, " op=%s off=%lld len=%zu age_ns=%llu stalled=%d ctx=0x%llx obj=0x%llx\n",
 			   r->op == AIODEV_OP_WRITE ? "write" : "read",
-			   r->pos, r->len, r->age_ns, r->stalled);
+			   r->pos, r->len, r->age_ns, r->stalled, r->ctx_id,
+			   r->obj);
 	}
 	return 0;
 }

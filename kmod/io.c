@@ -10,6 +10,8 @@
 #include <linux/aio.h>
 #include <linux/highmem.h>
 #include <linux/kallsyms.h>
+#include <linux/mm.h>
+#include <linux/percpu-refcount.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -296,6 +298,8 @@ static void aiodev_req_init(struct aiodev_req *req, struct aiodev_dev *dev,
 	req->async = api != AIODEV_API_SYNC;
 	req->fail = false;
 	req->stalled = false;
+	req->ctx_id = 0;
+	req->obj = 0;
 	req->tgid = current->tgid;
 	req->pid = current->pid;
 	/* for the debugfs listing only: a racing prctl(PR_SET_NAME) is harmless */
@@ -615,6 +619,67 @@ static int aiodev_cancel(struct kiocb *kiocb)
 }
 
 /*
+ * The aio context id and the user iocb pointer of a libaio request, for the
+ * debugfs listing. Both live in fs/aio.c's private struct aio_kiocb: the
+ * kiocb at its start, then (after a union whose size depends on the kernel's
+ * configuration) ki_ctx, ki_cancel and ki_res, a struct io_event (data, obj,
+ * res, res2); struct kioctx starts with two percpu_refs and an atomic_t, then
+ * user_id. The offset of ki_cancel is found once, as the first word after
+ * the kiocb that holds aiodev_cancel (kiocb_set_cancel_fn() has just stored
+ * it, so the scan stays inside the object), and checked again on every
+ * request; a layout that does not fit leaves both 0.
+ */
+struct aiodev_kioctx_head {
+	struct percpu_ref users;
+	atomic_t dead;
+	struct percpu_ref reqs;
+	unsigned long user_id;
+};
+
+#define AIODEV_AIO_SCAN_MAX	512	/* bytes after the kiocb */
+static long aiodev_cancel_off;	/* 0: not found yet, < 0: not usable */
+
+static void aiodev_aio_ids(struct aiodev_req *req)
+{
+	unsigned long fn = (unsigned long)aiodev_cancel;
+	unsigned long *w = (unsigned long *)req->kiocb;
+	long off = READ_ONCE(aiodev_cancel_off);
+	struct aiodev_kioctx_head *ctx;
+	unsigned long uid, obj;
+	size_t i;
+
+	if (off < 0)
+		return;
+	if (!off) {
+		off = -1;
+		for (i = DIV_ROUND_UP(sizeof(struct kiocb), sizeof(*w));
+		     i < AIODEV_AIO_SCAN_MAX / sizeof(*w); i++) {
+			if (w[i] == fn) {
+				off = i * sizeof(*w);
+				break;
+			}
+		}
+		WRITE_ONCE(aiodev_cancel_off, off);
+		if (off < 0) {
+			pr_info("aio context and iocb of libaio requests not found: listed as 0\n");
+			return;
+		}
+	}
+	w = (unsigned long *)((char *)req->kiocb + off);
+	if (w[0] != fn)
+		return;
+	ctx = (struct aiodev_kioctx_head *)w[-1];
+	obj = w[2];			/* ki_res.obj */
+	if (!virt_addr_valid(ctx) || !obj || obj >= TASK_SIZE_MAX)
+		return;
+	uid = READ_ONCE(ctx->user_id);
+	if (!uid || !PAGE_ALIGNED(uid) || uid >= TASK_SIZE_MAX)
+		return;
+	req->ctx_id = uid;
+	req->obj = obj;
+}
+
+/*
  * abort: completes every queued asynchronous request (stalled or not)
  * with -ECANCELED. Returns how many it took.
  */
@@ -787,8 +852,12 @@ static ssize_t aiodev_rw_async(struct aiodev_dev *dev, struct kiocb *kiocb,
 	INIT_WORK(&req->cancel_work, aiodev_cancel_work_fn);
 
 	kiocb->private = req;
-	if (req->api == AIODEV_API_AIO)
+	if (req->api == AIODEV_API_AIO) {
 		kiocb_set_cancel_fn(kiocb, aiodev_cancel);
+		/* it stores the cancel fn only in kiocbs marked IOCB_AIO_RW */
+		if (aiodev_kiocb_aio_rw(kiocb))
+			aiodev_aio_ids(req);
+	}
 
 	spin_lock_irqsave(&dev->lock, flags);
 	if (!aiodev_claim(req, AIODEV_REQ_SUBMITTING, AIODEV_REQ_QUEUED)) {

@@ -581,6 +581,58 @@ static void test_fsync_teardown_uring(void)
 	fsync_teardown(1);
 }
 
+/*
+ * Item 8: the listing's ctx and obj are the aio context id and the user iocb
+ * pointer of libaio requests (0 for io_uring ones).
+ */
+static void test_listing_ids(void)
+{
+	struct iocb cbs[3], *cbp[3] = { &cbs[0], &cbs[1], &cbs[2] };
+	int fd = open_dev(O_RDWR), found = 0, uring_zero = 0, other = 0;
+	io_context_t ctx = 0;
+	struct io_uring ring;
+	char line[512];
+	FILE *f;
+
+	if (io_setup(4, &ctx) || io_uring_queue_init(4, &ring, 0))
+		die("io_setup");
+	set_knob("stall_every", "1");
+	for (int i = 0; i < 3; i++)
+		io_prep_pread(&cbs[i], fd, buf[i], 4096, i * 4096);
+	submit_all(ctx, cbp, 3);
+	io_uring_prep_read(io_uring_get_sqe(&ring), fd, buf[3], 4096, 0);
+	io_uring_submit(&ring);
+	f = fopen(DBG_PENDING, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long c = 1, o = 1;
+		char *p = strstr(line, " ctx=0x");
+
+		if (!p || sscanf(p, " ctx=0x%llx obj=0x%llx", &c, &o) != 2) {
+			other++;
+			continue;
+		}
+		if (strstr(line, " api=uring ")) {
+			uring_zero += !c && !o;
+			continue;
+		}
+		for (int i = 0; i < 3; i++)
+			if (c == (unsigned long long)(uintptr_t)ctx &&
+			    o == (unsigned long long)(uintptr_t)&cbs[i])
+				found++;
+	}
+	if (f)
+		fclose(f);
+	check(found == 3 && uring_zero == 1 && !other,
+	      "listing: ctx and obj are the aio context id and the user iocb of libaio requests (0 for io_uring)",
+	      "%d of 3 libaio lines match ctx=%p and their iocbs; io_uring lines with 0/0: %d; unparsed %d",
+	      found, (void *)ctx, uring_zero, other);
+	set_knob("abort", "1");
+	io_uring_queue_exit(&ring);
+	io_destroy(ctx);
+	reset_knobs();
+	close(fd);
+}
+
 /* t_harden [TEST...]: all tests, or the named ones */
 static const struct {
 	const char *name;
@@ -592,6 +644,7 @@ static const struct {
 	{ "exec_uring", test_exec_uring },
 	{ "fsync_teardown_aio", test_fsync_teardown_aio },
 	{ "fsync_teardown_uring", test_fsync_teardown_uring },
+	{ "listing_ids", test_listing_ids },
 	{ "listing_lock", test_listing_lock },
 };
 
