@@ -425,13 +425,36 @@ static int wait_ms(pid_t pid, int *status, int ms)
 	return 0;
 }
 
-/* Item 14: execve waits for the task's stalled io_uring read until abort. */
-static void test_exec_uring(void)
+/* CPU time (utime + stime, clock ticks) of a process, -1 if gone. */
+static long cpu_ticks(pid_t pid)
 {
-	int pipefd[2], status = 0, gone_early, gone;
+	char path[64], s[1024], *p;
+	unsigned long ut, st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	p = fgets(s, sizeof(s), f) ? strrchr(s, ')') : NULL;
+	fclose(f);
+	/* after ")": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return -1;
+	return (long)(ut + st);
+}
+
+/*
+ * Item 14: execve waits for the task's stalled io_uring read until abort; with
+ * @kill, SIGKILL sent during that wait does not end it either.
+ */
+static void exec_uring(int kill_it)
+{
+	int pipefd[2], status = 0, gone_early, gone, alive_after_kill = 0;
+	long ticks0 = 0, ticks1 = 0;
 	struct stats a, b;
 	uint64_t t0, dt;
-	char c, st;
+	char c, st, name[200];
 	pid_t pid;
 
 	read_stats(&a);
@@ -459,16 +482,31 @@ static void test_exec_uring(void)
 	close(pipefd[0]);
 	gone_early = wait_ms(pid, &status, 500);
 	st = proc_state(pid);
-	check(!gone_early, "teardown exec: execve waits while the task's io_uring read is stalled",
-	      "the child finished (status 0x%x)", status);
+	if (!kill_it)
+		check(!gone_early, "teardown exec: execve waits while the task's io_uring read is stalled",
+		      "the child finished (status 0x%x)", status);
+	if (kill_it && !gone_early) {
+		kill(pid, SIGKILL);
+		sleep_ms(100);
+		ticks0 = cpu_ticks(pid);
+		alive_after_kill = !wait_ms(pid, &status, 400);
+		ticks1 = cpu_ticks(pid);
+		printf("# exec: after SIGKILL the waiting task used %ld clock ticks in 400 ms (state %c)\n",
+		       ticks1 - ticks0, proc_state(pid));
+		check(alive_after_kill,
+		      "teardown exec: SIGKILL does not end an execve waiting for a stalled io_uring read",
+		      "gone after the kill (status 0x%x)", status);
+	}
 	t0 = now_ns();
 	set_knob("abort", "1");
-	gone = gone_early || wait_ms(pid, &status, 2000);
+	gone = gone_early || (kill_it && !alive_after_kill) || wait_ms(pid, &status, 2000);
 	dt = now_ns() - t0;
 	read_stats(&b);
-	check(gone && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-	      b.cancelled == a.cancelled + 1 && b.inflight == 0,
-	      "teardown exec: abort releases the read and the execve completes",
+	snprintf(name, sizeof(name), "teardown exec: abort releases the read and the %s",
+		 kill_it ? "killed task is gone" : "execve completes");
+	check(gone && (kill_it ? WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL :
+				 WIFEXITED(status) && WEXITSTATUS(status) == 0) &&
+	      b.cancelled == a.cancelled + 1 && b.inflight == 0, name,
 	      "gone=%d status=0x%x after %.1f ms (state before abort %c) cancelled +%lu inflight %lu",
 	      gone, status, dt / 1e6, st, (unsigned long)(b.cancelled - a.cancelled),
 	      (unsigned long)b.inflight);
@@ -477,6 +515,16 @@ static void test_exec_uring(void)
 		waitpid(pid, &status, 0);
 	}
 	reset_knobs();
+}
+
+static void test_exec_uring(void)
+{
+	exec_uring(0);
+}
+
+static void test_exec_uring_kill(void)
+{
+	exec_uring(1);
 }
 
 /*
@@ -642,6 +690,7 @@ static const struct {
 	{ "nowait_alloc", test_nowait_alloc },
 	{ "cancel_moved_data", test_cancel_moved_data },
 	{ "exec_uring", test_exec_uring },
+	{ "exec_uring_kill", test_exec_uring_kill },
 	{ "fsync_teardown_aio", test_fsync_teardown_aio },
 	{ "fsync_teardown_uring", test_fsync_teardown_uring },
 	{ "listing_ids", test_listing_ids },
