@@ -96,6 +96,8 @@ struct aiodev_req {
 	bool async;			/* completed through ki_complete() */
 	bool fail;			/* chosen by fail_every */
 	bool stalled;			/* chosen by stall_every */
+	u64 ctx_id;			/* libaio: aio_context_t, else 0 */
+	u64 obj;			/* libaio: user iocb pointer, else 0 */
 	pid_t tgid;
 	pid_t pid;
 	char comm[TASK_COMM_LEN];
@@ -148,6 +150,8 @@ struct aiodev_dev {
 
 	struct xarray pages;		/* backing store, index = pos >> PAGE_SHIFT */
 	loff_t capacity;		/* bytes */
+	atomic_t fail_page_alloc;	/* debugfs: fail the next N page allocations */
+	u64 pending_lock_max_ns;	/* debugfs: longest lock hold of the listing */
 
 	unsigned int index;		/* N in aiodevN */
 	dev_t devt;
@@ -162,6 +166,7 @@ extern struct kmem_cache *aiodev_req_cache;
 
 /* io.c */
 extern const struct file_operations aiodev_fops;
+extern unsigned long aiodev_store_max_pages;	/* budget of all stores, pages */
 void aiodev_ready_fn(struct tasklet_struct *t);
 unsigned int aiodev_abort(struct aiodev_dev *dev);
 void aiodev_store_free(struct aiodev_dev *dev);

@@ -10,6 +10,8 @@
 #include <linux/aio.h>
 #include <linux/highmem.h>
 #include <linux/kallsyms.h>
+#include <linux/mm.h>
+#include <linux/percpu-refcount.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -19,28 +21,87 @@
 
 /* ---- backing store: sparse pages, zeros where never written ---- */
 
+/*
+ * Store pages of every device together, and their budget (module parameter
+ * max_store_mb, main.c). Pages are charged to the writer's memory cgroup
+ * (__GFP_ACCOUNT) and stay until the module is unloaded.
+ */
+static atomic_long_t aiodev_store_pages = ATOMIC_LONG_INIT(0);
+unsigned long aiodev_store_max_pages;
+
+/*
+ * The page of the store at @idx, allocated if it has none (GFP_NOWAIT for an
+ * IOCB_NOWAIT request). NULL and *@err if it cannot have one: -ENOSPC past the
+ * budget, -EAGAIN (nowait) or -ENOMEM when the allocation fails. The
+ * debugfs file fail_page_alloc makes the next N allocations fail.
+ */
 static struct page *aiodev_store_page(struct aiodev_dev *dev, pgoff_t idx,
-				      gfp_t gfp)
+				      bool nowait, int *err)
 {
+	gfp_t gfp = (nowait ? GFP_NOWAIT | __GFP_NOWARN : GFP_KERNEL) |
+		    __GFP_ACCOUNT;
 	struct page *page, *old;
 
 	page = xa_load(&dev->pages, idx);
 	if (page)
 		return page;
 
+	if (atomic_long_inc_return(&aiodev_store_pages) >
+	    aiodev_store_max_pages) {
+		*err = -ENOSPC;
+		goto out_unreserve;
+	}
+	*err = nowait ? -EAGAIN : -ENOMEM;
+	if (atomic_add_unless(&dev->fail_page_alloc, -1, 0))
+		goto out_unreserve;
 	page = alloc_page(gfp | __GFP_ZERO | __GFP_HIGHMEM);
 	if (!page)
-		return NULL;
+		goto out_unreserve;
 	old = xa_cmpxchg(&dev->pages, idx, NULL, page, gfp);
 	if (xa_is_err(old)) {
 		__free_page(page);
-		return NULL;
+		goto out_unreserve;
 	}
 	if (old) {		/* another writer inserted it first */
 		__free_page(page);
+		atomic_long_dec(&aiodev_store_pages);
 		return old;
 	}
 	return page;
+
+out_unreserve:
+	atomic_long_dec(&aiodev_store_pages);
+	return NULL;
+}
+
+/*
+ * Gives every page that a write of @len bytes at @pos touches its place in
+ * the store, before the request is admitted, so that an allocation failure
+ * is the submit call's result and never a late completion. Returns the bytes
+ * covered from @pos (@len, or a shorter prefix when the budget runs out), or
+ * -errno if none: -ENOSPC past the budget; -EAGAIN (nowait) or -ENOMEM if an
+ * allocation failed anywhere.
+ */
+static ssize_t aiodev_store_prepare(struct aiodev_dev *dev, loff_t pos,
+				    size_t len, bool nowait)
+{
+	pgoff_t first = pos >> PAGE_SHIFT, idx, last;
+	int err;
+
+	if (!len)
+		return 0;
+	last = (pos + len - 1) >> PAGE_SHIFT;
+	for (idx = first; idx <= last; idx++) {
+		if (aiodev_store_page(dev, idx, nowait, &err)) {
+			if (!nowait)
+				cond_resched();
+			continue;
+		}
+		if (err != -ENOSPC || idx == first)
+			return err;
+		return ((loff_t)idx << PAGE_SHIFT) - pos;
+	}
+	return len;
 }
 
 void aiodev_store_free(struct aiodev_dev *dev)
@@ -48,8 +109,10 @@ void aiodev_store_free(struct aiodev_dev *dev)
 	struct page *page;
 	unsigned long idx;
 
-	xa_for_each(&dev->pages, idx, page)
+	xa_for_each(&dev->pages, idx, page) {
 		__free_page(page);
+		atomic_long_dec(&aiodev_store_pages);
+	}
 	xa_destroy(&dev->pages);
 }
 
@@ -80,26 +143,24 @@ static ssize_t aiodev_store_read(struct aiodev_dev *dev, loff_t pos,
 	return done;
 }
 
-/* Copies @iter into the store at @pos: bytes moved or -errno if none. */
+/*
+ * Copies @iter into the store at @pos, whose pages aiodev_store_prepare()
+ * has put in place: bytes moved or -EFAULT if none.
+ */
 static ssize_t aiodev_store_write(struct aiodev_dev *dev, loff_t pos,
-				  struct iov_iter *iter, bool nowait)
+				  struct iov_iter *iter)
 {
-	gfp_t gfp = nowait ? GFP_NOWAIT : GFP_KERNEL;
 	size_t want = iov_iter_count(iter), done = 0;
-	int err = -EFAULT;
 
 	while (iov_iter_count(iter)) {
 		size_t off = offset_in_page(pos);
 		size_t chunk = min_t(size_t, PAGE_SIZE - off,
 				     iov_iter_count(iter));
-		struct page *page;
+		struct page *page = xa_load(&dev->pages, pos >> PAGE_SHIFT);
 		size_t n;
 
-		page = aiodev_store_page(dev, pos >> PAGE_SHIFT, gfp);
-		if (!page) {
-			err = nowait ? -EAGAIN : -ENOMEM;
+		if (WARN_ON_ONCE(!page))
 			break;
-		}
 		n = copy_page_from_iter(page, off, chunk, iter);
 		done += n;
 		pos += n;
@@ -107,7 +168,7 @@ static ssize_t aiodev_store_write(struct aiodev_dev *dev, loff_t pos,
 			break;
 	}
 	if (!done && want)
-		return err;
+		return -EFAULT;
 	return done;
 }
 
@@ -237,6 +298,8 @@ static void aiodev_req_init(struct aiodev_req *req, struct aiodev_dev *dev,
 	req->async = api != AIODEV_API_SYNC;
 	req->fail = false;
 	req->stalled = false;
+	req->ctx_id = 0;
+	req->obj = 0;
 	req->tgid = current->tgid;
 	req->pid = current->pid;
 	/* for the debugfs listing only: a racing prctl(PR_SET_NAME) is harmless */
@@ -250,7 +313,13 @@ static bool aiodev_claim(struct aiodev_req *req, int from, int to)
 	return atomic_cmpxchg(&req->state, from, to) == from;
 }
 
-static void aiodev_admit_locked(struct aiodev_dev *dev, struct aiodev_req *req)
+/*
+ * Counts an admitted request as submitted and decides whether fail_every
+ * and stall_every choose it. Asynchronous requests and fsync start at
+ * admission; a synchronous read/write once its latency has elapsed (a
+ * signal during that sleep withdraws it uncounted, aiodev_withdraw()).
+ */
+static void aiodev_start_locked(struct aiodev_dev *dev, struct aiodev_req *req)
 	__must_hold(&dev->lock)
 {
 	struct aiodev_config *cfg = &dev->cfg;
@@ -258,13 +327,7 @@ static void aiodev_admit_locked(struct aiodev_dev *dev, struct aiodev_req *req)
 
 	lockdep_assert_held(&dev->lock);
 
-	req->submit_ns = ktime_get_ns();
 	if (req->op != AIODEV_OP_FSYNC) {
-		dev->nr_slots++;
-		req->completion = cfg->completion;
-		req->delay_ns = cfg->latency_ns;
-		if (cfg->jitter_ns)
-			req->delay_ns += get_random_u64() % (cfg->jitter_ns + 1);
 		/*
 		 * Counted from the moment the knob was set: fail_every over
 		 * all reads and writes, stall_every over asynchronous ones (a
@@ -282,14 +345,33 @@ static void aiodev_admit_locked(struct aiodev_dev *dev, struct aiodev_req *req)
 				dev->stats.stalled++;
 			}
 		}
-		if (req->op == AIODEV_OP_WRITE)
-			req->wseq = ++dev->wseq;
 	}
 	dev->stats.submitted++;
 	dev->stats.inflight++;
 	if (dev->stats.inflight > dev->stats.max_inflight)
 		dev->stats.max_inflight = dev->stats.inflight;
+}
+
+static void aiodev_admit_locked(struct aiodev_dev *dev, struct aiodev_req *req)
+	__must_hold(&dev->lock)
+{
+	struct aiodev_config *cfg = &dev->cfg;
+
+	lockdep_assert_held(&dev->lock);
+
+	req->submit_ns = ktime_get_ns();
+	if (req->op != AIODEV_OP_FSYNC) {
+		dev->nr_slots++;
+		req->completion = cfg->completion;
+		req->delay_ns = cfg->latency_ns;
+		if (cfg->jitter_ns)
+			req->delay_ns += get_random_u64() % (cfg->jitter_ns + 1);
+		if (req->op == AIODEV_OP_WRITE)
+			req->wseq = ++dev->wseq;
+	}
 	list_add_tail(&req->node, &dev->pending);
+	if (req->async || req->op == AIODEV_OP_FSYNC)
+		aiodev_start_locked(dev, req);
 }
 
 static bool aiodev_has_room(struct aiodev_dev *dev)
@@ -537,6 +619,67 @@ static int aiodev_cancel(struct kiocb *kiocb)
 }
 
 /*
+ * The aio context id and the user iocb pointer of a libaio request, for the
+ * debugfs listing. Both live in fs/aio.c's private struct aio_kiocb: the
+ * kiocb at its start, then (after a union whose size depends on the kernel's
+ * configuration) ki_ctx, ki_cancel and ki_res, a struct io_event (data, obj,
+ * res, res2); struct kioctx starts with two percpu_refs and an atomic_t, then
+ * user_id. The offset of ki_cancel is found once, as the first word after
+ * the kiocb that holds aiodev_cancel (kiocb_set_cancel_fn() has just stored
+ * it, so the scan stays inside the object), and checked again on every
+ * request; a layout that does not fit leaves both 0.
+ */
+struct aiodev_kioctx_head {
+	struct percpu_ref users;
+	atomic_t dead;
+	struct percpu_ref reqs;
+	unsigned long user_id;
+};
+
+#define AIODEV_AIO_SCAN_MAX	512	/* bytes after the kiocb */
+static long aiodev_cancel_off;	/* 0: not found yet, < 0: not usable */
+
+static void aiodev_aio_ids(struct aiodev_req *req)
+{
+	unsigned long fn = (unsigned long)aiodev_cancel;
+	unsigned long *w = (unsigned long *)req->kiocb;
+	long off = READ_ONCE(aiodev_cancel_off);
+	struct aiodev_kioctx_head *ctx;
+	unsigned long uid, obj;
+	size_t i;
+
+	if (off < 0)
+		return;
+	if (!off) {
+		off = -1;
+		for (i = DIV_ROUND_UP(sizeof(struct kiocb), sizeof(*w));
+		     i < AIODEV_AIO_SCAN_MAX / sizeof(*w); i++) {
+			if (w[i] == fn) {
+				off = i * sizeof(*w);
+				break;
+			}
+		}
+		WRITE_ONCE(aiodev_cancel_off, off);
+		if (off < 0) {
+			pr_info("aio context and iocb of libaio requests not found: listed as 0\n");
+			return;
+		}
+	}
+	w = (unsigned long *)((char *)req->kiocb + off);
+	if (w[0] != fn)
+		return;
+	ctx = (struct aiodev_kioctx_head *)w[-1];
+	obj = w[2];			/* ki_res.obj */
+	if (!virt_addr_valid(ctx) || !obj || obj >= TASK_SIZE_MAX)
+		return;
+	uid = READ_ONCE(ctx->user_id);
+	if (!uid || !PAGE_ALIGNED(uid) || uid >= TASK_SIZE_MAX)
+		return;
+	req->ctx_id = uid;
+	req->obj = obj;
+}
+
+/*
  * abort: completes every queued asynchronous request (stalled or not)
  * with -ECANCELED. Returns how many it took.
  */
@@ -572,13 +715,13 @@ unsigned int aiodev_abort(struct aiodev_dev *dev)
 /* ---- submission ---- */
 
 static ssize_t aiodev_move(struct aiodev_dev *dev, struct aiodev_req *req,
-			   struct iov_iter *iter, bool nowait)
+			   struct iov_iter *iter)
 {
 	if (req->fail)
 		return -EIO;
 	if (req->op == AIODEV_OP_READ)
 		return aiodev_store_read(dev, req->pos, iter);
-	return aiodev_store_write(dev, req->pos, iter, nowait);
+	return aiodev_store_write(dev, req->pos, iter);
 }
 
 /* Sleeps @ns interruptibly: 0, or -ERESTARTSYS on a signal. */
@@ -595,29 +738,58 @@ static int aiodev_sleep_ns(u64 ns)
 	}
 }
 
+/*
+ * A synchronous request whose latency sleep a signal interrupted: no data
+ * moved and the system call may be restarted (SA_RESTART), so it leaves
+ * without a trace, uncounted, as if it had never been admitted.
+ */
+static void aiodev_withdraw(struct aiodev_dev *dev, struct aiodev_req *req)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	list_del_init(&req->node);
+	dev->nr_slots--;
+	spin_unlock_irqrestore(&dev->lock, flags);
+	aiodev_wake_room(dev);
+	if (req->op == AIODEV_OP_WRITE && wq_has_sleeper(&dev->fsync_wq))
+		wake_up_all(&dev->fsync_wq);
+}
+
 static ssize_t aiodev_rw_sync(struct aiodev_dev *dev, struct kiocb *kiocb,
 			      struct iov_iter *iter, u32 op)
 {
 	bool nowait = kiocb->ki_flags & IOCB_NOWAIT;
 	struct aiodev_req req;
+	unsigned long flags;
 	ssize_t ret;
 
 	if (nowait && (READ_ONCE(dev->cfg.latency_ns) ||
 		       READ_ONCE(dev->cfg.jitter_ns)))
 		return -EAGAIN;	/* the latency would block */
+	if (op == AIODEV_OP_WRITE) {
+		ret = aiodev_store_prepare(dev, kiocb->ki_pos,
+					   iov_iter_count(iter), nowait);
+		if (ret < 0)
+			return ret;
+		iov_iter_truncate(iter, ret);
+	}
 
 	aiodev_req_init(&req, dev, kiocb, op, AIODEV_API_SYNC, kiocb->ki_pos,
 			iov_iter_count(iter));
 	ret = aiodev_admit(dev, &req, nowait);
 	if (ret)
 		return ret;
+	if (req.delay_ns && aiodev_sleep_ns(req.delay_ns)) {
+		aiodev_withdraw(dev, &req);
+		return -ERESTARTSYS;
+	}
+	spin_lock_irqsave(&dev->lock, flags);
+	aiodev_start_locked(dev, &req);
+	spin_unlock_irqrestore(&dev->lock, flags);
 	aiodev_trace_submit(&req);
 
-	ret = 0;
-	if (req.delay_ns)
-		ret = aiodev_sleep_ns(req.delay_ns);
-	if (!ret)
-		ret = aiodev_move(dev, &req, iter, nowait);
+	ret = aiodev_move(dev, &req, iter);
 	aiodev_retire(dev, &req, ret);
 	if (ret > 0)
 		kiocb->ki_pos += ret;
@@ -633,8 +805,15 @@ static ssize_t aiodev_rw_async(struct aiodev_dev *dev, struct kiocb *kiocb,
 	bool wake, ready;
 	ssize_t ret;
 
+	if (op == AIODEV_OP_WRITE) {
+		ret = aiodev_store_prepare(dev, kiocb->ki_pos,
+					   iov_iter_count(iter), nowait);
+		if (ret < 0)
+			return ret;
+		iov_iter_truncate(iter, ret);
+	}
 	req = kmem_cache_alloc(aiodev_req_cache,
-			       nowait ? GFP_NOWAIT : GFP_KERNEL);
+			       nowait ? GFP_NOWAIT | __GFP_NOWARN : GFP_KERNEL);
 	if (!req)
 		return nowait ? -EAGAIN : -ENOMEM;
 	aiodev_req_init(req, dev, kiocb, op, aiodev_kiocb_api(kiocb),
@@ -655,7 +834,7 @@ static ssize_t aiodev_rw_async(struct aiodev_dev *dev, struct kiocb *kiocb,
 	/* The data moves now, in the submitter's context; only the
 	 * completion is delayed. A request chosen to fail moves nothing.
 	 */
-	req->res = aiodev_move(dev, req, iter, nowait);
+	req->res = aiodev_move(dev, req, iter);
 	if (req->res > 0)
 		kiocb->ki_pos += req->res;
 
@@ -673,8 +852,12 @@ static ssize_t aiodev_rw_async(struct aiodev_dev *dev, struct kiocb *kiocb,
 	INIT_WORK(&req->cancel_work, aiodev_cancel_work_fn);
 
 	kiocb->private = req;
-	if (req->api == AIODEV_API_AIO)
+	if (req->api == AIODEV_API_AIO) {
 		kiocb_set_cancel_fn(kiocb, aiodev_cancel);
+		/* it stores the cancel fn only in kiocbs marked IOCB_AIO_RW */
+		if (aiodev_kiocb_aio_rw(kiocb))
+			aiodev_aio_ids(req);
+	}
 
 	spin_lock_irqsave(&dev->lock, flags);
 	if (!aiodev_claim(req, AIODEV_REQ_SUBMITTING, AIODEV_REQ_QUEUED)) {

@@ -9,6 +9,7 @@
 #include "aiodev.h"
 
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
@@ -16,6 +17,7 @@
 
 static unsigned int g_nr_devices = 2;
 static unsigned int g_capacity_mb = 64;
+static unsigned int g_max_store_mb;	/* 0: half of RAM */
 
 static int aiodev_param_range(const char *val, const struct kernel_param *kp,
 			      unsigned int min, unsigned int max)
@@ -43,6 +45,12 @@ static int aiodev_set_capacity_mb(const char *val, const struct kernel_param *kp
 	return aiodev_param_range(val, kp, 1, 1U << 20);
 }
 
+static int aiodev_set_max_store_mb(const char *val,
+				   const struct kernel_param *kp)
+{
+	return aiodev_param_range(val, kp, 0, UINT_MAX);
+}
+
 static const struct kernel_param_ops aiodev_nr_devices_ops = {
 	.set = aiodev_set_nr_devices,
 	.get = param_get_uint,
@@ -53,10 +61,18 @@ static const struct kernel_param_ops aiodev_capacity_mb_ops = {
 	.get = param_get_uint,
 };
 
+static const struct kernel_param_ops aiodev_max_store_mb_ops = {
+	.set = aiodev_set_max_store_mb,
+	.get = param_get_uint,
+};
+
 module_param_cb(nr_devices, &aiodev_nr_devices_ops, &g_nr_devices, 0444);
 MODULE_PARM_DESC(nr_devices, "Number of devices /dev/aiodevN (1-64). Default: 2");
 module_param_cb(capacity_mb, &aiodev_capacity_mb_ops, &g_capacity_mb, 0444);
 MODULE_PARM_DESC(capacity_mb, "Capacity of each device in MiB (1-1048576). Default: 64");
+module_param_cb(max_store_mb, &aiodev_max_store_mb_ops, &g_max_store_mb, 0444);
+MODULE_PARM_DESC(max_store_mb,
+		 "MiB of written pages all devices may hold together; a write needing more gets ENOSPC. Default: 0, half of RAM");
 
 struct workqueue_struct *aiodev_wq;
 struct kmem_cache *aiodev_req_cache;
@@ -165,6 +181,10 @@ static int __init aiodev_init(void)
 	unsigned int i;
 	int ret;
 
+	aiodev_store_max_pages = g_max_store_mb ?
+		(unsigned long)g_max_store_mb << (20 - PAGE_SHIFT) :
+		totalram_pages() / 2;
+
 	aiodev_devs = kcalloc(g_nr_devices, sizeof(*aiodev_devs), GFP_KERNEL);
 	if (!aiodev_devs)
 		return -ENOMEM;
@@ -201,7 +221,9 @@ static int __init aiodev_init(void)
 		aiodev_nr_created++;
 	}
 
-	pr_info("%u devices of %u MiB\n", g_nr_devices, g_capacity_mb);
+	pr_info("%u devices of %u MiB, stores up to %lu MiB together\n",
+		g_nr_devices, g_capacity_mb,
+		aiodev_store_max_pages >> (20 - PAGE_SHIFT));
 	return 0;
 
 out_del:
