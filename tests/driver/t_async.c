@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #define MS 1000000ull
@@ -83,19 +84,33 @@ static int uring_attempt(int fd, uint64_t *t_sub, uint64_t *t_done, int *early)
 }
 
 /*
- * Submission returns well before the 50 ms latency, and the completions come
- * after it. Timing on a shared, emulated machine: the submit bound is checked on
- * the best of 3 attempts (a synchronous driver would take >= 50 ms in all 3);
- * the lower bound on completion holds for every attempt.
+ * Submission returns well before the latency (50 ms; 250 ms on the debug kernel,
+ * whose submit path alone takes 13-16 ms), and the completions come after it.
+ * Timing on a shared, emulated machine: the submit bound, a fifth of the latency,
+ * is checked on the best of 3 attempts (a synchronous driver would take the whole
+ * latency in all 3); the lower bound on completion holds for every attempt.
  */
+static uint64_t async_latency_ns(void)
+{
+	struct utsname u;
+
+	if (!uname(&u) && strstr(u.release, "debug"))
+		return 250 * MS;
+	return 50 * MS;
+}
+
 static void test_async(const char *api, const char *mode, bool uring)
 {
 	uint64_t best_sub = UINT64_MAX, t_sub, t_done, min_done = UINT64_MAX;
 	int fd = open_dev(O_RDWR), attempt, got, early, max_early = 0, min_got = 16;
 	char name[160];
 
+	uint64_t lat = async_latency_ns();
+	char val[32];
+
 	set_knob("completion", mode);
-	set_knob("latency_ns", "50000000");
+	snprintf(val, sizeof(val), "%llu", (unsigned long long)lat);
+	set_knob("latency_ns", val);
 	for (attempt = 0; attempt < 3; attempt++) {
 		got = uring ? uring_attempt(fd, &t_sub, &t_done, &early) :
 			      aio_attempt(fd, &t_sub, &t_done, &early);
@@ -107,15 +122,15 @@ static void test_async(const char *api, const char *mode, bool uring)
 			min_done = t_done;
 		if (t_sub < best_sub)
 			best_sub = t_sub;
-		if (best_sub < 10 * MS)
+		if (best_sub < lat / 5)
 			break;
 	}
-	snprintf(name, sizeof(name), "async %s %s: submitting 16 reads returns before the 50 ms latency",
-		 api, mode);
-	check(best_sub < 10 * MS, name, "best of %d: %.1f ms", attempt, best_sub / 1e6);
-	snprintf(name, sizeof(name), "async %s %s: the 16 completions arrive after >= 50 ms, none early",
-		 api, mode);
-	check(min_got == 16 && min_done >= 50 * MS && max_early == 0, name,
+	snprintf(name, sizeof(name), "async %s %s: submitting 16 reads returns before the %llu ms latency",
+		 api, mode, (unsigned long long)(lat / MS));
+	check(best_sub < lat / 5, name, "best of %d: %.1f ms", attempt, best_sub / 1e6);
+	snprintf(name, sizeof(name), "async %s %s: the 16 completions arrive after >= %llu ms, none early",
+		 api, mode, (unsigned long long)(lat / MS));
+	check(min_got == 16 && min_done >= lat && max_early == 0, name,
 	      "got=%d first done after %.1f ms, %d early", min_got, min_done / 1e6, max_early);
 	if (uring) {
 		snprintf(name, sizeof(name), "async io_uring %s: no io-wq worker thread", mode);
