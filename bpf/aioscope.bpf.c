@@ -379,9 +379,11 @@ add:
 	}
 }
 
-static __always_inline __u64 group_of(struct aios_req *r)
+static __always_inline __u64 group_of(struct aios_req *r, __u32 state)
 {
 	switch (hist_by) {
+	case AIOS_BY_METRIC:
+		return aios_metric_group(r->dev, r->op, r->api, state);
 	case AIOS_BY_OP:
 		return r->op;
 	case AIOS_BY_PID:
@@ -800,18 +802,20 @@ static __always_inline void finish(struct aios_req *r, __u64 now, __s64 res, boo
 	if (lat < min_lat_ns)
 		return;
 	if (want_hist) {
-		__u64 g = group_of(r);
+		__u64 g = group_of(r, state);
 
 		hist_add(AIOS_H_LAT, g, lat);
 		if (r->flags & AIOS_F_DRIVER)
 			hist_add(AIOS_H_DRIVER, g, r->driver_ns);
+		if (hist_by == AIOS_BY_METRIC && res > 0)
+			hist_add(AIOS_H_BYTES, g, res);
 	}
 	if (want_events)
 		emit_done(r, now, res, state, 0);
 	/* io_uring CQEs are reaped without a syscall: nothing would ever take it out */
 	if (want_hist_reap && !reaped && r->api == AIOS_API_AIO) {
 		struct aios_key k = { .id = r->obj, .aux = aios_aux(r->ctx, r->pid) };
-		struct done_val v = { .ts = now, .group = group_of(r) };
+		struct done_val v = { .ts = now, .group = group_of(r, state) };
 
 		if (bpf_map_update_elem(&done, &k, &v, BPF_ANY))
 			drop(AIOS_DROP_DONE);

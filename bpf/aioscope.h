@@ -133,10 +133,21 @@ struct aios_reap {
 };
 
 /* Histograms. */
+/* AIOS_H_BYTES: bytes transferred per request (res > 0), AIOS_BY_METRIC only */
 enum aios_hist_kind { AIOS_H_LAT, AIOS_H_REAP, AIOS_H_DRIVER, AIOS_H_SUBMIT_BATCH,
-		      AIOS_H_REAP_BATCH, AIOS_H_NR };
+		      AIOS_H_REAP_BATCH, AIOS_H_BYTES, AIOS_H_NR };
 enum aios_group { AIOS_BY_NONE, AIOS_BY_OP, AIOS_BY_PID, AIOS_BY_DEV, AIOS_BY_CTX,
-		  AIOS_BY_QD };
+		  AIOS_BY_QD, AIOS_BY_METRIC };
+
+/*
+ * AIOS_BY_METRIC (the exporter): one group per device, op, api and result, packed
+ * into the group key as dev << 32 | state << 16 | api << 8 | op.
+ */
+static inline __u64 aios_metric_group(__u32 dev, __u32 op, __u32 api, __u32 state)
+{
+	return ((__u64)dev << 32) | ((__u64)(state & 0xff) << 16) | ((api & 0xff) << 8) |
+	       (op & 0xff);
+}
 
 struct aios_hkey {
 	__u64 group;

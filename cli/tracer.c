@@ -34,6 +34,9 @@
 _Static_assert(AIOS_HIST_SLOTS == AIO_HIST_BUCKETS, "histogram slots differ from buckets.h");
 _Static_assert(sizeof(struct aios_io_event) == 32, "io_event layout");
 _Static_assert(TRACER_CANCEL_RET_PENDING == AIOS_CANCEL_RET_PENDING, "cancel sentinel");
+_Static_assert(TRACER_BY_METRIC == (int)AIOS_BY_METRIC, "metric group");
+_Static_assert(TRACER_HIST_BYTES == (int)AIOS_H_BYTES && TRACER_HIST_NR == (int)AIOS_H_NR,
+	       "histogram kinds");
 
 #define HIST_QD_GROUPS 20		/* log2 queue depth groups: 1 .. 2^19 and more */
 #define TRACER_SLOTS 16384		/* direct-mapped in-flight slots, a power of two */
@@ -154,7 +157,7 @@ uint64_t tracer_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static const char *const group_names[] = { "all", "op", "pid", "dev", "ctx", "qd" };
+static const char *const group_names[] = { "all", "op", "pid", "dev", "ctx", "qd", "metric" };
 
 const char *tracer_group_name(enum tracer_group g)
 {
@@ -164,7 +167,8 @@ const char *tracer_group_name(enum tracer_group g)
 
 int tracer_group_parse(const char *s)
 {
-	for (size_t i = 0; i < sizeof(group_names) / sizeof(group_names[0]); i++)
+	/* TRACER_BY_METRIC is the exporter's, not a choice of --by */
+	for (size_t i = 0; i < TRACER_BY_METRIC; i++)
 		if (!strcmp(s, group_names[i]))
 			return (int)i;
 	return -1;
@@ -1319,6 +1323,32 @@ static uint64_t prog_misses(struct bpf_program *p)
 	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
 		return 0;
 	return info.recursion_misses;
+}
+
+int tracer_prog_stats_foreach(struct tracer *t, tracer_prog_fn cb, void *ctx)
+{
+	struct bpf_program *p;
+	int n = 0, rc;
+
+	bpf_object__for_each_program(p, t->skel->obj) {
+		struct bpf_prog_info info = {};
+		uint32_t len = sizeof(info);
+		struct tracer_prog_stats st;
+		int fd = bpf_program__fd(p);
+
+		if (!bpf_program__autoload(p) || fd < 0 ||
+		    bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		st.name = bpf_program__name(p);
+		st.run_time_ns = info.run_time_ns;
+		st.run_cnt = info.run_cnt;
+		st.recursion_misses = info.recursion_misses;
+		n++;
+		rc = cb(ctx, &st);
+		if (rc)
+			return rc;
+	}
+	return n;
 }
 
 /*
