@@ -107,7 +107,7 @@ static const char exporter_doc[] =
 	"  aioscope exporter                         # http://127.0.0.1:9476/metrics\n"
 	"  aioscope exporter --listen 0.0.0.0:9476   # reachable from other hosts\n"
 	"  aioscope exporter --by dev --stuck-ms 5000\n"
-	"  curl -s http://127.0.0.1:9476/metrics | grep aioscope_requests_total\n"
+	"  curl http://127.0.0.1:9476/metrics\n"
 	"\n"
 	"Metrics: aioscope_requests_total{dev,op,api,result}, aioscope_bytes_total{dev,op},\n"
 	"aioscope_request_duration_seconds{dev,op,api} (histogram),\n"
