@@ -136,6 +136,18 @@ struct {
 	__type(value, struct aios_hist);
 } hist_arr SEC(".maps");
 
+/* requests finished per process (the exporter's --top-pids); user space deletes
+ * the entries of processes that exited */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct aios_pidc);
+} pidc SEC(".maps");
+
+const volatile bool want_pid_counts = false;
+
 const volatile bool hist_direct = false;
 const volatile __u32 hist_ngroups = 1;
 
@@ -397,6 +409,25 @@ static __always_inline __u64 group_of(struct aios_req *r, __u32 state)
 	default:
 		return 0;
 	}
+}
+
+static __always_inline void pidc_add(__u32 tgid, __s64 res)
+{
+	struct aios_pidc *c = bpf_map_lookup_elem(&pidc, &tgid);
+
+	if (!c) {
+		struct aios_pidc z = {};
+
+		bpf_map_update_elem(&pidc, &tgid, &z, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&pidc, &tgid);
+		if (!c) {
+			drop(AIOS_DROP_PIDC);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&c->count, 1);
+	if (res > 0)
+		__sync_fetch_and_add(&c->bytes, res);
 }
 
 static __always_inline __u32 state_of(__s64 res, __u8 flags)
@@ -810,6 +841,8 @@ static __always_inline void finish(struct aios_req *r, __u64 now, __s64 res, boo
 		if (hist_by == AIOS_BY_METRIC && res > 0)
 			hist_add(AIOS_H_BYTES, g, res);
 	}
+	if (want_pid_counts)
+		pidc_add(r->pid, res);
 	if (want_events)
 		emit_done(r, now, res, state, 0);
 	/* io_uring CQEs are reaped without a syscall: nothing would ever take it out */

@@ -164,6 +164,13 @@ struct aios_hist {
 	__u64 slots[AIOS_HIST_SLOTS];
 };
 
+/* Requests finished per submitting process (want_pid_counts; the exporter's
+ * --top-pids): value of the pidc map, keyed by tgid. */
+struct aios_pidc {
+	__u64 count;
+	__u64 bytes;		/* positive results */
+};
+
 /* Queue depth. */
 enum aios_qd_kind { AIOS_QD_TOTAL, AIOS_QD_DEV, AIOS_QD_CTX, AIOS_QD_PID, AIOS_QD_NR };
 
@@ -188,6 +195,7 @@ enum aios_drop {
 	AIOS_DROP_REAP_UNMATCHED, /* reap without a completion record (kernel join) */
 	AIOS_DROP_STACK,	/* submit stack not recorded: stacks map full or collision */
 	AIOS_CNT_RESCUED,	/* not a drop: completions the twin hook took (see bpf) */
+	AIOS_DROP_PIDC,		/* per-process counter map full (want_pid_counts) */
 	AIOS_DROP_NR,
 };
 

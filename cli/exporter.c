@@ -54,6 +54,22 @@ struct devinfo {
 	uint64_t oldest_ns;
 };
 
+/*
+ * A process with counters in the kernel (--top-pids). Its series, while it is in the
+ * top N, counts from the moment it entered (base); everything else is "other":
+ *   other = folded (processes that exited) + the counts of processes outside the top
+ *           + the bases of those in it,
+ * so every series, "other" included, only grows, and all of them sum to the total.
+ */
+struct proc {
+	int32_t pid;
+	uint64_t req, bytes;		/* cumulative, from the kernel */
+	uint64_t prev_req;		/* at the previous scrape: the rate */
+	uint64_t base_req, base_bytes;	/* at entering the top N */
+	bool top;
+	char comm[17];
+};
+
 struct exporter {
 	struct tracer_opts o;
 	struct sockaddr_storage addr;
@@ -72,6 +88,10 @@ struct exporter {
 	size_t ndev;
 	uint64_t now;
 	uint64_t scrapes;
+	/* --top-pids: sorted by pid */
+	struct proc *pr, *npr;
+	size_t npr_n, pr_n, pr_cap;
+	uint64_t folded_req, folded_bytes;	/* processes that exited */
 };
 
 static struct exporter ex;
@@ -379,6 +399,188 @@ static int on_inflight(void *ctx, const struct tracer_inflight *r)
 	return 0;
 }
 
+/* ---- --top-pids ---- */
+
+static int on_pid(void *ctx, const struct tracer_pid_count *c)
+{
+	struct exporter *e = ctx;
+
+	if (e->npr_n == e->pr_cap) {
+		size_t nc = e->pr_cap ? e->pr_cap * 2 : 64;
+		void *a = realloc(e->npr, nc * sizeof(*e->npr));
+		void *b;
+
+		if (!a)
+			return -ENOMEM;
+		e->npr = a;
+		b = realloc(e->pr, nc * sizeof(*e->pr));
+		if (!b)
+			return -ENOMEM;
+		e->pr = b;
+		e->pr_cap = nc;
+	}
+	memset(&e->npr[e->npr_n], 0, sizeof(e->npr[0]));
+	e->npr[e->npr_n].pid = c->pid;
+	e->npr[e->npr_n].req = c->requests;
+	e->npr[e->npr_n].bytes = c->bytes;
+	e->npr_n++;
+	return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	const struct proc *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* busiest first (requests since the previous scrape), then by pid */
+static int cmp_rate(const void *a, const void *b)
+{
+	const struct proc *x = *(struct proc *const *)a, *y = *(struct proc *const *)b;
+	uint64_t rx = x->req - x->prev_req, ry = y->req - y->prev_req;
+
+	if (rx != ry)
+		return rx > ry ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static bool pid_alive(int32_t pid)
+{
+	return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+static void read_comm(struct proc *p)
+{
+	char path[40];
+	FILE *f;
+
+	snprintf(p->comm, sizeof(p->comm), "?");
+	snprintf(path, sizeof(path), "/proc/%d/comm", p->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(p->comm, sizeof(p->comm), f))
+		p->comm[strcspn(p->comm, "\n")] = 0;
+	fclose(f);
+}
+
+/*
+ * Read the per-process counters, fold and forget the processes that exited, and
+ * choose the top N: a process stays in while it submits; an idle one gives its
+ * place to a busier process outside (its series then ends; if it enters again,
+ * its series starts again from 0).
+ */
+static int collect_pids(struct exporter *e)
+{
+	struct proc **rank = NULL;
+	size_t i, j, n = 0, ntop = 0;
+	int rc;
+
+	e->npr_n = 0;
+	rc = tracer_pid_foreach(e->t, on_pid, e);
+	if (rc < 0)
+		return rc;
+	qsort(e->npr, e->npr_n, sizeof(*e->npr), cmp_pid);
+	/* carry the state of the processes seen before (both sorted by pid) */
+	for (i = 0, j = 0; i < e->npr_n; i++) {
+		struct proc *c = &e->npr[i];
+
+		while (j < e->pr_n && e->pr[j].pid < c->pid)
+			j++;
+		if (j < e->pr_n && e->pr[j].pid == c->pid && c->req >= e->pr[j].req) {
+			c->prev_req = e->pr[j].req;
+			c->base_req = e->pr[j].base_req;
+			c->base_bytes = e->pr[j].base_bytes;
+			c->top = e->pr[j].top;
+			memcpy(c->comm, e->pr[j].comm, sizeof(c->comm));
+		} else {
+			c->prev_req = 0;	/* new (or forgotten and counted again) */
+		}
+	}
+	/* exited: into "other" for good, and out of the kernel map */
+	for (i = 0, j = 0; i < e->npr_n; i++) {
+		struct proc *c = &e->npr[i];
+
+		if (!pid_alive(c->pid)) {
+			e->folded_req += c->req;
+			e->folded_bytes += c->bytes;
+			tracer_pid_forget(e->t, c->pid);
+			continue;
+		}
+		e->npr[j++] = *c;
+	}
+	e->npr_n = j;
+	/* swap: npr is now the state */
+	{
+		struct proc *tmp = e->pr;
+
+		e->pr = e->npr;
+		e->npr = tmp;
+		e->pr_n = e->npr_n;
+	}
+	if (!e->pr_n)
+		return 0;
+	rank = malloc(e->pr_n * sizeof(*rank));
+	if (!rank)
+		return -ENOMEM;
+	for (i = 0; i < e->pr_n; i++) {
+		rank[n++] = &e->pr[i];
+		ntop += e->pr[i].top;
+	}
+	qsort(rank, n, sizeof(*rank), cmp_rate);
+	/* demote idle members while a busier process waits outside */
+	for (i = 0; i < n; i++) {
+		struct proc *out = rank[i];
+		struct proc *idle = NULL;
+
+		if (out->top || out->req == out->prev_req)
+			continue;
+		if (ntop < e->top_pids) {
+			ntop++;
+		} else {
+			for (j = n; j-- > 0;)
+				if (rank[j]->top && rank[j]->req == rank[j]->prev_req) {
+					idle = rank[j];
+					break;
+				}
+			if (!idle)
+				break;
+			idle->top = false;
+		}
+		out->top = true;
+		out->base_req = out->req;
+		out->base_bytes = out->bytes;
+		read_comm(out);
+	}
+	free(rank);
+	return 0;
+}
+
+static void write_pids(struct aio_prom *p, bool bytes)
+{
+	uint64_t other = bytes ? ex.folded_bytes : ex.folded_req;
+	struct aio_prom_label l[2] = { { "pid", NULL }, { "comm", NULL } };
+	char pid[16];
+
+	for (size_t i = 0; i < ex.pr_n; i++) {
+		const struct proc *c = &ex.pr[i];
+
+		if (!c->top) {
+			other += bytes ? c->bytes : c->req;
+			continue;
+		}
+		other += bytes ? c->base_bytes : c->base_req;
+		snprintf(pid, sizeof(pid), "%d", c->pid);
+		l[0].value = pid;
+		l[1].value = c->comm;
+		aio_prom_u64(p, l, 2, bytes ? c->bytes - c->base_bytes : c->req - c->base_req);
+	}
+	l[0].value = "other";
+	l[1].value = "";
+	aio_prom_u64(p, l, 2, other);
+}
+
 /* ---- writing ---- */
 
 static int cmp_series(const void *a, const void *b)
@@ -505,6 +707,11 @@ static int scrape(FILE *f, bool om)
 	rc = tracer_drops(ex.t, &dr);
 	if (rc < 0)
 		return rc;
+	if (ex.top_pids) {
+		rc = collect_pids(&ex);
+		if (rc < 0)
+			return rc;
+	}
 	if (ex.ns)
 		qsort(ex.s, ex.ns, sizeof(*ex.s), cmp_series);
 
@@ -578,10 +785,12 @@ static int scrape(FILE *f, bool om)
 		static const char *const reasons[] = {
 			"ringbuf_full", "inflight_map_full", "hist_map_full", "qd_map_full",
 			"reap_map_full", "join_table_full", "program_misses", "stack_map_full",
+			"pid_map_full",
 		};
 		const uint64_t v[] = {
 			dr.ringbuf_lost, dr.inflight_full, dr.hist_full, dr.qd_full,
 			dr.reap_full, dr.join_lost, dr.prog_misses, dr.stack_lost,
+			dr.pid_full,
 		};
 
 		for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
@@ -589,6 +798,15 @@ static int scrape(FILE *f, bool om)
 
 			aio_prom_u64(&p, &l, 1, v[i]);
 		}
+	}
+	if (ex.top_pids) {
+		aio_prom_family(&p, "aioscope_process_requests", AIO_PROM_COUNTER,
+				"Requests finished per process, for the --top-pids busiest "
+				"(counted from when each entered); pid=\"other\": the rest.");
+		write_pids(&p, false);
+		aio_prom_family(&p, "aioscope_process_bytes", AIO_PROM_COUNTER,
+				"Bytes transferred per process, as aioscope_process_requests_total.");
+		write_pids(&p, true);
 	}
 	aio_prom_family(&p, "aioscope_unmatched_completions", AIO_PROM_COUNTER,
 			"Completions of requests submitted before the tracer attached.");
@@ -722,10 +940,6 @@ int cmd_exporter(int argc, char **argv)
 	rc = argp_parse(&argp, argc, argv, 0, NULL, &ex);
 	if (rc)
 		return EXIT_USAGE;
-	if (ex.top_pids) {
-		p_err("--top-pids: per-process series are not implemented yet (only 0)");
-		return EXIT_USAGE;
-	}
 	for (int k = 0; k < NEDGES; k++)
 		ex.edges[k] = (1ULL << (EDGE_MIN_LOG2 + k)) - 1;
 	if (uname(&u) == 0)
@@ -735,6 +949,7 @@ int cmd_exporter(int argc, char **argv)
 	ex.o.hist_reap = true;
 	ex.o.qd = true;
 	ex.o.inflight = true;
+	ex.o.pid_counts = ex.top_pids > 0;
 
 	/* blocked in every thread (the daemon's inherits the mask): sigwait below */
 	sigemptyset(&sigs);
@@ -778,5 +993,7 @@ int cmd_exporter(int argc, char **argv)
 	MHD_stop_daemon(d);
 	tracer_close(ex.t);
 	free(ex.s);
+	free(ex.pr);
+	free(ex.npr);
 	return EXIT_OK;
 }

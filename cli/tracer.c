@@ -671,6 +671,9 @@ static int try_once(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	s->rodata->want_qd = o->qd || (o->hist && o->hist_by == TRACER_BY_QD);
 	s->rodata->mode_syscalls = sysc;
 	s->rodata->want_ids = o->inflight || s->rodata->want_qd;
+	s->rodata->want_pid_counts = o->pid_counts;
+	if (!o->pid_counts)
+		bpf_map__set_max_entries(s->maps.pidc, 1);
 	s->rodata->want_cancel = cancel;
 	t->uring = t->uring_tp && !(miss & HK(HK_URING));
 	s->rodata->want_uring = t->uring;
@@ -1325,6 +1328,42 @@ static uint64_t prog_misses(struct bpf_program *p)
 	return info.recursion_misses;
 }
 
+int tracer_pid_foreach(struct tracer *t, tracer_pid_fn cb, void *ctx)
+{
+	int fd = bpf_map__fd(t->skel->maps.pidc);
+	__u32 k, next, *prev = NULL;
+	struct aios_pidc v;
+	int n = 0, rc;
+
+	if (!t->opts.pid_counts)
+		return -EOPNOTSUPP;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct tracer_pid_count c;
+
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, &v))
+			continue;	/* deleted meanwhile */
+		c.pid = (int32_t)k;
+		c.requests = v.count;
+		c.bytes = v.bytes;
+		n++;
+		rc = cb(ctx, &c);
+		if (rc)
+			return rc;
+	}
+	return n;
+}
+
+int tracer_pid_forget(struct tracer *t, int32_t pid)
+{
+	__u32 k = (__u32)pid;
+
+	if (!t->opts.pid_counts)
+		return -EOPNOTSUPP;
+	return bpf_map_delete_elem(bpf_map__fd(t->skel->maps.pidc), &k) ? -errno : 0;
+}
+
 int tracer_prog_stats_foreach(struct tracer *t, tracer_prog_fn cb, void *ctx)
 {
 	struct bpf_program *p;
@@ -1439,6 +1478,7 @@ int tracer_drops(struct tracer *t, struct tracer_drops *d)
 		case AIOS_DROP_REAP_UNMATCHED: d->unmatched_reap = s; break;
 		case AIOS_DROP_STACK: d->stack_lost = s; break;
 		case AIOS_CNT_RESCUED: d->rescued = s; break;
+		case AIOS_DROP_PIDC: d->pid_full = s; break;
 		}
 	}
 	free(vals);

@@ -110,6 +110,7 @@ struct tracer_opts {
 	bool qd;			/* queue depth counters: tracer_qd_read() */
 	bool stacks;			/* record each request's submitting kernel and user
 					 * stacks (fentry/kprobe modes): tracer_stack_read() */
+	bool pid_counts;		/* requests and bytes per process: tracer_pid_foreach() */
 
 	enum tracer_mode mode;		/* TRACER_MODE_AUTO unless forced */
 	unsigned int ringbuf_mb;	/* 0: default (16) */
@@ -197,6 +198,8 @@ struct tracer_drops {
 	uint64_t stack_lost;		/* opts.stacks: submit stacks not recorded */
 	uint64_t rescued;		/* completions the twin hook took after the first
 					 * one's run was skipped (not lost) */
+	uint64_t pid_full;		/* opts.pid_counts: requests not counted per process
+					 * (per-process map full) */
 	uint64_t twin_skips;		/* skipped runs of a submit/reap twin that the
 					 * other program took (not lost; prog_misses
 					 * holds the bound on calls both skipped) */
@@ -274,6 +277,21 @@ int tracer_qd_reset_max(struct tracer *t);
 int tracer_hist_foreach(struct tracer *t, tracer_hist_fn cb, void *ctx);
 
 int tracer_drops(struct tracer *t, struct tracer_drops *d);
+
+/*
+ * opts.pid_counts: requests finished and bytes transferred per submitting process
+ * (tgid), cumulative since open or since tracer_pid_forget() of that pid.
+ */
+struct tracer_pid_count {
+	int32_t pid;
+	uint64_t requests;
+	uint64_t bytes;
+};
+typedef int (*tracer_pid_fn)(void *ctx, const struct tracer_pid_count *c);
+/* Call @cb for each process counted (unordered). Returns the count or -errno. */
+int tracer_pid_foreach(struct tracer *t, tracer_pid_fn cb, void *ctx);
+/* Drop @pid's counters (a process that exited). 0, -ENOENT or -errno. */
+int tracer_pid_forget(struct tracer *t, int32_t pid);
 
 /*
  * The kernel's run statistics of each loaded program (bpf_prog_info run_time_ns and
