@@ -137,7 +137,9 @@ static const char exporter_doc[] =
 	"aioscope_lost_events_total{reason}, aioscope_exporter_scrape_duration_seconds,\n"
 	"aioscope_bpf_program_run_seconds_total{program} and\n"
 	"aioscope_bpf_program_runs_total{program} (kernel.bpf_stats_enabled=1),\n"
-	"aioscope_build_info{version,mode,kernel}.\n";
+	"aioscope_build_info{version,mode,kernel}; with --top-pids:\n"
+	"aioscope_process_requests_total{pid,comm}, aioscope_process_bytes_total{pid,comm}\n"
+	"(pid=\"other\": every other process, exited ones included).\n";
 
 static int parse_listen(const char *s, struct exporter *e)
 {
