@@ -605,10 +605,12 @@ static size_t series_labels(const struct series *s, struct aio_prom_label *l, bo
 	size_t n = 0;
 
 	if (ex.by & BY_DEV) {
+		/* past MAX_DEVS devices: no name cached, maj:min (used before the next call) */
+		static char mm[32];
 		struct devinfo *d = dev_get(&ex, s->dev);
 
 		l[n].name = "dev";
-		l[n++].value = d ? d->name : "?";
+		l[n++].value = d ? d->name : tracer_dev_str(s->dev, mm, sizeof(mm));
 	}
 	if (s->op >= 0) {
 		l[n].name = "op";
