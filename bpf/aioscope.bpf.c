@@ -136,6 +136,18 @@ struct {
 	__type(value, struct aios_hist);
 } hist_arr SEC(".maps");
 
+/* requests finished per process (the exporter's --top-pids); user space deletes
+ * the entries of processes that exited */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct aios_pidc);
+} pidc SEC(".maps");
+
+const volatile bool want_pid_counts = false;
+
 const volatile bool hist_direct = false;
 const volatile __u32 hist_ngroups = 1;
 
@@ -379,9 +391,11 @@ add:
 	}
 }
 
-static __always_inline __u64 group_of(struct aios_req *r)
+static __always_inline __u64 group_of(struct aios_req *r, __u32 state)
 {
 	switch (hist_by) {
+	case AIOS_BY_METRIC:
+		return aios_metric_group(r->dev, r->op, r->api, state);
 	case AIOS_BY_OP:
 		return r->op;
 	case AIOS_BY_PID:
@@ -395,6 +409,25 @@ static __always_inline __u64 group_of(struct aios_req *r)
 	default:
 		return 0;
 	}
+}
+
+static __always_inline void pidc_add(__u32 tgid, __s64 res)
+{
+	struct aios_pidc *c = bpf_map_lookup_elem(&pidc, &tgid);
+
+	if (!c) {
+		struct aios_pidc z = {};
+
+		bpf_map_update_elem(&pidc, &tgid, &z, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&pidc, &tgid);
+		if (!c) {
+			drop(AIOS_DROP_PIDC);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&c->count, 1);
+	if (res > 0)
+		__sync_fetch_and_add(&c->bytes, res);
 }
 
 static __always_inline __u32 state_of(__s64 res, __u8 flags)
@@ -800,18 +833,22 @@ static __always_inline void finish(struct aios_req *r, __u64 now, __s64 res, boo
 	if (lat < min_lat_ns)
 		return;
 	if (want_hist) {
-		__u64 g = group_of(r);
+		__u64 g = group_of(r, state);
 
 		hist_add(AIOS_H_LAT, g, lat);
 		if (r->flags & AIOS_F_DRIVER)
 			hist_add(AIOS_H_DRIVER, g, r->driver_ns);
+		if (hist_by == AIOS_BY_METRIC && res > 0)
+			hist_add(AIOS_H_BYTES, g, res);
 	}
+	if (want_pid_counts)
+		pidc_add(r->pid, res);
 	if (want_events)
 		emit_done(r, now, res, state, 0);
 	/* io_uring CQEs are reaped without a syscall: nothing would ever take it out */
 	if (want_hist_reap && !reaped && r->api == AIOS_API_AIO) {
 		struct aios_key k = { .id = r->obj, .aux = aios_aux(r->ctx, r->pid) };
-		struct done_val v = { .ts = now, .group = group_of(r) };
+		struct done_val v = { .ts = now, .group = group_of(r, state) };
 
 		if (bpf_map_update_elem(&done, &k, &v, BPF_ANY))
 			drop(AIOS_DROP_DONE);

@@ -133,10 +133,21 @@ struct aios_reap {
 };
 
 /* Histograms. */
+/* AIOS_H_BYTES: bytes transferred per request (res > 0), AIOS_BY_METRIC only */
 enum aios_hist_kind { AIOS_H_LAT, AIOS_H_REAP, AIOS_H_DRIVER, AIOS_H_SUBMIT_BATCH,
-		      AIOS_H_REAP_BATCH, AIOS_H_NR };
+		      AIOS_H_REAP_BATCH, AIOS_H_BYTES, AIOS_H_NR };
 enum aios_group { AIOS_BY_NONE, AIOS_BY_OP, AIOS_BY_PID, AIOS_BY_DEV, AIOS_BY_CTX,
-		  AIOS_BY_QD };
+		  AIOS_BY_QD, AIOS_BY_METRIC };
+
+/*
+ * AIOS_BY_METRIC (the exporter): one group per device, op, api and result, packed
+ * into the group key as dev << 32 | state << 16 | api << 8 | op.
+ */
+static inline __u64 aios_metric_group(__u32 dev, __u32 op, __u32 api, __u32 state)
+{
+	return ((__u64)dev << 32) | ((__u64)(state & 0xff) << 16) | ((api & 0xff) << 8) |
+	       (op & 0xff);
+}
 
 struct aios_hkey {
 	__u64 group;
@@ -151,6 +162,13 @@ struct aios_hist {
 	__u64 sum;
 	__u64 max;
 	__u64 slots[AIOS_HIST_SLOTS];
+};
+
+/* Requests finished per submitting process (want_pid_counts; the exporter's
+ * --top-pids): value of the pidc map, keyed by tgid. */
+struct aios_pidc {
+	__u64 count;
+	__u64 bytes;		/* positive results */
 };
 
 /* Queue depth. */
@@ -177,6 +195,7 @@ enum aios_drop {
 	AIOS_DROP_REAP_UNMATCHED, /* reap without a completion record (kernel join) */
 	AIOS_DROP_STACK,	/* submit stack not recorded: stacks map full or collision */
 	AIOS_CNT_RESCUED,	/* not a drop: completions the twin hook took (see bpf) */
+	AIOS_DROP_PIDC,		/* per-process counter map full (want_pid_counts) */
 	AIOS_DROP_NR,
 };
 

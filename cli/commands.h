@@ -24,6 +24,7 @@ int cmd_snoop(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_stuck(int argc, char **argv);
+int cmd_exporter(int argc, char **argv);
 
 /* parse_u64(), parse_int(), parse_seconds(), parse_mode() */
 #include "parse.h"

@@ -140,7 +140,8 @@ static error_t hist_parse(int key, char *arg, struct argp_state *state)
 
 static const char *kind_name(enum tracer_hist_kind k)
 {
-	static const char *const n[] = { "lat", "reap", "driver", "submit_batch", "reap_batch" };
+	static const char *const n[] = { "lat", "reap", "driver", "submit_batch", "reap_batch",
+					 "bytes" };
 
 	return (unsigned int)k < TRACER_HIST_NR ? n[k] : "?";
 }

@@ -28,6 +28,7 @@ static const struct cmd cmds[] = {
 	{ "hist", cmd_hist, "latency histograms aggregated in the kernel" },
 	{ "top", cmd_top, "live dashboard of asynchronous I/O (also: aiotop)" },
 	{ "stuck", cmd_stuck, "pending requests older than a threshold" },
+	{ "exporter", cmd_exporter, "Prometheus metrics over HTTP (default 127.0.0.1:9476)" },
 	{ 0 },
 };
 
@@ -50,7 +51,7 @@ static void usage(FILE *f, const char *prog)
 		"Trace asynchronous I/O requests (libaio and io_uring) from submission\n"
 		"through the driver to completion and reap.\n\nCommands:\n", prog, prog);
 	for (const struct cmd *c = cmds; c->name; c++)
-		fprintf(f, "  %-7s %s\n", c->name, c->help);
+		fprintf(f, "  %-8s %s\n", c->name, c->help);
 	fprintf(f, "\nCommands may be abbreviated to a unique prefix. '%s COMMAND --help'\n"
 		"shows each command's options and examples.\n", prog);
 }

@@ -34,6 +34,9 @@
 _Static_assert(AIOS_HIST_SLOTS == AIO_HIST_BUCKETS, "histogram slots differ from buckets.h");
 _Static_assert(sizeof(struct aios_io_event) == 32, "io_event layout");
 _Static_assert(TRACER_CANCEL_RET_PENDING == AIOS_CANCEL_RET_PENDING, "cancel sentinel");
+_Static_assert(TRACER_BY_METRIC == (int)AIOS_BY_METRIC, "metric group");
+_Static_assert(TRACER_HIST_BYTES == (int)AIOS_H_BYTES && TRACER_HIST_NR == (int)AIOS_H_NR,
+	       "histogram kinds");
 
 #define HIST_QD_GROUPS 20		/* log2 queue depth groups: 1 .. 2^19 and more */
 #define TRACER_SLOTS 16384		/* direct-mapped in-flight slots, a power of two */
@@ -154,7 +157,7 @@ uint64_t tracer_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static const char *const group_names[] = { "all", "op", "pid", "dev", "ctx", "qd" };
+static const char *const group_names[] = { "all", "op", "pid", "dev", "ctx", "qd", "metric" };
 
 const char *tracer_group_name(enum tracer_group g)
 {
@@ -164,7 +167,8 @@ const char *tracer_group_name(enum tracer_group g)
 
 int tracer_group_parse(const char *s)
 {
-	for (size_t i = 0; i < sizeof(group_names) / sizeof(group_names[0]); i++)
+	/* TRACER_BY_METRIC is the exporter's, not a choice of --by */
+	for (size_t i = 0; i < TRACER_BY_METRIC; i++)
 		if (!strcmp(s, group_names[i]))
 			return (int)i;
 	return -1;
@@ -667,6 +671,9 @@ static int try_once(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	s->rodata->want_qd = o->qd || (o->hist && o->hist_by == TRACER_BY_QD);
 	s->rodata->mode_syscalls = sysc;
 	s->rodata->want_ids = o->inflight || s->rodata->want_qd;
+	s->rodata->want_pid_counts = o->pid_counts;
+	if (!o->pid_counts)
+		bpf_map__set_max_entries(s->maps.pidc, 1);
 	s->rodata->want_cancel = cancel;
 	t->uring = t->uring_tp && !(miss & HK(HK_URING));
 	s->rodata->want_uring = t->uring;
@@ -1321,6 +1328,68 @@ static uint64_t prog_misses(struct bpf_program *p)
 	return info.recursion_misses;
 }
 
+int tracer_pid_foreach(struct tracer *t, tracer_pid_fn cb, void *ctx)
+{
+	int fd = bpf_map__fd(t->skel->maps.pidc);
+	__u32 k, next, *prev = NULL;
+	struct aios_pidc v;
+	int n = 0, rc;
+
+	if (!t->opts.pid_counts)
+		return -EOPNOTSUPP;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct tracer_pid_count c;
+
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, &v))
+			continue;	/* deleted meanwhile */
+		c.pid = (int32_t)k;
+		c.requests = v.count;
+		c.bytes = v.bytes;
+		n++;
+		rc = cb(ctx, &c);
+		if (rc)
+			return rc;
+	}
+	return n;
+}
+
+int tracer_pid_forget(struct tracer *t, int32_t pid)
+{
+	__u32 k = (__u32)pid;
+
+	if (!t->opts.pid_counts)
+		return -EOPNOTSUPP;
+	return bpf_map_delete_elem(bpf_map__fd(t->skel->maps.pidc), &k) ? -errno : 0;
+}
+
+int tracer_prog_stats_foreach(struct tracer *t, tracer_prog_fn cb, void *ctx)
+{
+	struct bpf_program *p;
+	int n = 0, rc;
+
+	bpf_object__for_each_program(p, t->skel->obj) {
+		struct bpf_prog_info info = {};
+		uint32_t len = sizeof(info);
+		struct tracer_prog_stats st;
+		int fd = bpf_program__fd(p);
+
+		if (!bpf_program__autoload(p) || fd < 0 ||
+		    bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		st.name = bpf_program__name(p);
+		st.run_time_ns = info.run_time_ns;
+		st.run_cnt = info.run_cnt;
+		st.recursion_misses = info.recursion_misses;
+		n++;
+		rc = cb(ctx, &st);
+		if (rc)
+			return rc;
+	}
+	return n;
+}
+
 /*
  * The submit and reap twins (SUBMIT_TWINS in the BPF): the programs of one hook, the
  * third loaded only on a preemptible kernel. A call is lost only if all of them
@@ -1409,6 +1478,7 @@ int tracer_drops(struct tracer *t, struct tracer_drops *d)
 		case AIOS_DROP_REAP_UNMATCHED: d->unmatched_reap = s; break;
 		case AIOS_DROP_STACK: d->stack_lost = s; break;
 		case AIOS_CNT_RESCUED: d->rescued = s; break;
+		case AIOS_DROP_PIDC: d->pid_full = s; break;
 		}
 	}
 	free(vals);

@@ -44,6 +44,9 @@ enum tracer_group {
 	TRACER_BY_CTX,		/* key: aio context user id (aio_context_t) */
 	TRACER_BY_QD,		/* key: log2 group of the device queue depth at submit:
 				 * 0 -> qd 1, 1 -> 2..3, 2 -> 4..7, ... */
+	TRACER_BY_METRIC,	/* key: device, op, api and result together (the
+				 * exporter): tracer_metric_group() unpacks it; also
+				 * fills TRACER_HIST_BYTES. Not a choice of hist --by */
 };
 
 /* Which histogram a histogram is. */
@@ -53,6 +56,8 @@ enum tracer_hist_kind {
 	TRACER_HIST_DRIVER,	/* aiodev's own time ns (aiodev tracepoints present) */
 	TRACER_HIST_SUBMIT_BATCH, /* requests per io_submit call (opts.hist_syscalls) */
 	TRACER_HIST_REAP_BATCH,	/* events per io_getevents call (opts.hist_syscalls) */
+	TRACER_HIST_BYTES,	/* bytes transferred per request with res > 0
+				 * (TRACER_BY_METRIC only): sum = bytes */
 	TRACER_HIST_NR,
 };
 
@@ -60,6 +65,26 @@ enum tracer_op { TRACER_OP_READ = 0, TRACER_OP_WRITE, TRACER_OP_FSYNC, TRACER_OP
 		 TRACER_OP_POLL, TRACER_OP_OTHER };
 enum tracer_api { TRACER_API_SYNC = 0, TRACER_API_AIO, TRACER_API_URING, TRACER_API_OTHER };
 enum tracer_state { TRACER_DONE = 0, TRACER_ERROR, TRACER_CANCELLED };
+
+/* The parts of a TRACER_BY_METRIC group key. */
+struct tracer_metric_key {
+	uint32_t dev;			/* kernel dev_t */
+	enum tracer_op op;
+	enum tracer_api api;
+	enum tracer_state state;
+};
+
+static inline struct tracer_metric_key tracer_metric_group(uint64_t group)
+{
+	struct tracer_metric_key k = {
+		.dev = (uint32_t)(group >> 32),
+		.op = (enum tracer_op)(group & 0xff),
+		.api = (enum tracer_api)((group >> 8) & 0xff),
+		.state = (enum tracer_state)((group >> 16) & 0xff),
+	};
+
+	return k;
+}
 
 #define TRACER_REAP_NONE UINT64_MAX	/* reap_ns when no io_getevents reaped it */
 #define TRACER_DRIVER_NONE UINT64_MAX	/* driver_ns when the driver is not aiodev */
@@ -85,6 +110,7 @@ struct tracer_opts {
 	bool qd;			/* queue depth counters: tracer_qd_read() */
 	bool stacks;			/* record each request's submitting kernel and user
 					 * stacks (fentry/kprobe modes): tracer_stack_read() */
+	bool pid_counts;		/* requests and bytes per process: tracer_pid_foreach() */
 
 	enum tracer_mode mode;		/* TRACER_MODE_AUTO unless forced */
 	unsigned int ringbuf_mb;	/* 0: default (16) */
@@ -172,6 +198,8 @@ struct tracer_drops {
 	uint64_t stack_lost;		/* opts.stacks: submit stacks not recorded */
 	uint64_t rescued;		/* completions the twin hook took after the first
 					 * one's run was skipped (not lost) */
+	uint64_t pid_full;		/* opts.pid_counts: requests not counted per process
+					 * (per-process map full) */
 	uint64_t twin_skips;		/* skipped runs of a submit/reap twin that the
 					 * other program took (not lost; prog_misses
 					 * holds the bound on calls both skipped) */
@@ -249,6 +277,35 @@ int tracer_qd_reset_max(struct tracer *t);
 int tracer_hist_foreach(struct tracer *t, tracer_hist_fn cb, void *ctx);
 
 int tracer_drops(struct tracer *t, struct tracer_drops *d);
+
+/*
+ * opts.pid_counts: requests finished and bytes transferred per submitting process
+ * (tgid), cumulative since open or since tracer_pid_forget() of that pid.
+ */
+struct tracer_pid_count {
+	int32_t pid;
+	uint64_t requests;
+	uint64_t bytes;
+};
+typedef int (*tracer_pid_fn)(void *ctx, const struct tracer_pid_count *c);
+/* Call @cb for each process counted (unordered). Returns the count or -errno. */
+int tracer_pid_foreach(struct tracer *t, tracer_pid_fn cb, void *ctx);
+/* Drop @pid's counters (a process that exited). 0, -ENOENT or -errno. */
+int tracer_pid_forget(struct tracer *t, int32_t pid);
+
+/*
+ * The kernel's run statistics of each loaded program (bpf_prog_info run_time_ns and
+ * run_cnt: non-zero only while the kernel.bpf_stats_enabled sysctl is 1, and
+ * recursion_misses). Returns the number of programs or -errno.
+ */
+struct tracer_prog_stats {
+	const char *name;		/* the program's name in bpf/aioscope.bpf.c */
+	uint64_t run_time_ns;
+	uint64_t run_cnt;
+	uint64_t recursion_misses;
+};
+typedef int (*tracer_prog_fn)(void *ctx, const struct tracer_prog_stats *p);
+int tracer_prog_stats_foreach(struct tracer *t, tracer_prog_fn cb, void *ctx);
 
 /* CLOCK_MONOTONIC in ns: the clock of every *_ns timestamp above */
 uint64_t tracer_now_ns(void);
