@@ -310,6 +310,9 @@ static __always_inline bool file_ok(__u32 dev, __u64 ino)
 	return true;
 }
 
+/* The queue-depth interval: user space bumps it (mmapped .bss) to start a new max. */
+volatile __u64 qd_gen;
+
 static __always_inline __s64 qd_add(__u32 kind, __u64 key, __s64 d)
 {
 	struct aios_qkey k = { .kind = kind, .key = key };
@@ -328,8 +331,17 @@ static __always_inline __s64 qd_add(__u32 kind, __u64 key, __s64 d)
 		}
 	}
 	v = __sync_fetch_and_add(&q->cur, d) + d;
-	if (d > 0 && v > 0 && (__u64)v > q->max)
-		q->max = v;
+	if (d > 0 && v > 0) {
+		__u64 g = qd_gen;
+
+		/* racing CPUs may each restart max: it can read low, cur never does */
+		if (q->gen != g) {
+			q->gen = g;
+			q->max = 0;
+		}
+		if ((__u64)v > q->max)
+			q->max = v;
+	}
 	return v;
 }
 

@@ -13,7 +13,7 @@
  *   hists      PERCPU_HASH struct aios_hkey -> struct aios_hist
  *   cancels    LRU_HASH struct aios_key -> struct aios_cancel  io_cancel calls, by
  *                                                        (user iocb, context, tgid)
- *   qd         HASH  struct aios_qkey -> struct aios_qd  queue depth (now, max)
+ *   qd         HASH  struct aios_qkey -> struct aios_qd  queue depth (now, max since qd_gen)
  *   stacks     STACK_TRACE  id -> __u64[AIOS_STACK_DEPTH]  submit stacks (stuck --stack)
  *   drops      PERCPU_ARRAY [AIOS_DROP_NR] __u64          drop counters
  *   events     RINGBUF of struct aios_done / struct aios_reap records
@@ -180,9 +180,15 @@ struct aios_qkey {
 	__u64 key;
 };
 
+/*
+ * Queue depth: cur is the kernel's alone (user space never writes an entry back,
+ * which would lose a concurrent update). max is the highest cur since generation gen;
+ * user space starts a new interval by bumping the global qd_gen.
+ */
 struct aios_qd {
 	__s64 cur;
 	__u64 max;
+	__u64 gen;
 };
 
 enum aios_drop {

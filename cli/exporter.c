@@ -49,6 +49,7 @@ struct devinfo {
 	uint32_t dev;
 	char name[64];
 	int64_t inflight;
+	int64_t inflight_prev;		/* at the previous scrape: the interval's start */
 	uint64_t inflight_max;
 	uint64_t stuck;
 	uint64_t oldest_ns;
@@ -380,8 +381,16 @@ static int on_qd(void *ctx, const struct tracer_qd *q)
 		return 0;
 	d = dev_get(e, (uint32_t)q->key);
 	if (d) {
-		d->inflight = q->now > 0 ? q->now : 0;
+		uint64_t now = q->now > 0 ? (uint64_t)q->now : 0;
+
+		d->inflight = (int64_t)now;
+		/* the kernel's max covers raises since the last reset; the interval
+		 * also held the depth it started with and the one it ends with */
 		d->inflight_max = q->max;
+		if (now > d->inflight_max)
+			d->inflight_max = now;
+		if (d->inflight_prev > 0 && (uint64_t)d->inflight_prev > d->inflight_max)
+			d->inflight_max = (uint64_t)d->inflight_prev;
 	}
 	return 0;
 }
@@ -691,6 +700,7 @@ static int scrape(FILE *f, bool om)
 
 	ex.ns = 0;
 	for (size_t i = 0; i < ex.ndev; i++) {
+		ex.dev[i].inflight_prev = ex.dev[i].inflight;
 		ex.dev[i].inflight = 0;
 		ex.dev[i].stuck = 0;
 		ex.dev[i].oldest_ns = 0;

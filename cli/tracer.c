@@ -1225,8 +1225,10 @@ int tracer_qd_foreach(struct tracer *t, tracer_qd_fn cb, void *ctx)
 		prev = &k;
 		if (bpf_map_lookup_elem(fd, &k, &v))
 			continue;
+		/* max counts only if raised since the last tracer_qd_reset_max() */
+		uint64_t max = v.gen == t->skel->bss->qd_gen ? v.max : 0;
 		struct tracer_qd q = { .kind = (enum tracer_qd_kind)k.kind, .key = k.key,
-				       .now = v.cur, .max = v.max };
+				       .now = v.cur, .max = max };
 		int rc = cb(ctx, &q);
 
 		n++;
@@ -1236,21 +1238,14 @@ int tracer_qd_foreach(struct tracer *t, tracer_qd_fn cb, void *ctx)
 	return n;
 }
 
+/*
+ * Starts a new interval for the maxima. Writing the entries back (max = cur) lost
+ * decrements that came between the read and the write, and left a device's depth
+ * above zero for good; the kernel restarts max itself when it sees a new generation.
+ */
 int tracer_qd_reset_max(struct tracer *t)
 {
-	int fd = bpf_map__fd(t->skel->maps.qd);
-	struct aios_qkey k, next;
-	struct aios_qd v;
-	void *prev = NULL;
-
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		k = next;
-		prev = &k;
-		if (bpf_map_lookup_elem(fd, &k, &v))
-			continue;
-		v.max = v.cur > 0 ? (uint64_t)v.cur : 0;
-		bpf_map_update_elem(fd, &k, &v, BPF_EXIST);
-	}
+	__atomic_add_fetch(&t->skel->bss->qd_gen, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 

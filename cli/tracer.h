@@ -179,7 +179,8 @@ struct tracer_qd {
 	enum tracer_qd_kind kind;
 	uint64_t key;			/* 0 for total, dev_t, ctx id or tgid */
 	int64_t now;			/* requests in flight now */
-	uint64_t max;			/* maximum since the last tracer_qd_reset_max() */
+	uint64_t max;			/* maximum reached by a submit since the last
+					 * tracer_qd_reset_max(); 0 if none since */
 };
 
 /* Drop counters, cumulative since open. */
