@@ -666,15 +666,19 @@ static const char *result_name(int state)
 	}
 }
 
-static int prog_cb(void *ctx, const struct tracer_prog_stats *st)
+static int prog_time_cb(void *ctx, const struct tracer_prog_stats *st)
 {
-	struct aio_prom *p = ctx;
 	struct aio_prom_label l = { "program", st->name };
 
-	if (p->type == AIO_PROM_COUNTER && !strcmp(p->family, "aioscope_bpf_program_run_seconds"))
-		aio_prom_ns(p, &l, 1, st->run_time_ns);
-	else
-		aio_prom_u64(p, &l, 1, st->run_cnt);
+	aio_prom_ns(ctx, &l, 1, st->run_time_ns);
+	return 0;
+}
+
+static int prog_runs_cb(void *ctx, const struct tracer_prog_stats *st)
+{
+	struct aio_prom_label l = { "program", st->name };
+
+	aio_prom_u64(ctx, &l, 1, st->run_cnt);
 	return 0;
 }
 
@@ -830,10 +834,10 @@ static int scrape(FILE *f, bool om)
 		aio_prom_family(&p, "aioscope_bpf_program_run_seconds", AIO_PROM_COUNTER,
 				"Time the kernel spent running each BPF program "
 				"(kernel.bpf_stats_enabled=1).");
-		tracer_prog_stats_foreach(ex.t, prog_cb, &p);
+		tracer_prog_stats_foreach(ex.t, prog_time_cb, &p);
 		aio_prom_family(&p, "aioscope_bpf_program_runs", AIO_PROM_COUNTER,
 				"Runs of each BPF program (kernel.bpf_stats_enabled=1).");
-		tracer_prog_stats_foreach(ex.t, prog_cb, &p);
+		tracer_prog_stats_foreach(ex.t, prog_runs_cb, &p);
 	}
 	{
 		struct aio_prom_label l[3] = {
