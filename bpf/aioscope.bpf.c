@@ -167,6 +167,33 @@ struct {
 	__type(value, struct aios_qd);
 } qd SEC(".maps");
 
+/*
+ * Reconciliation (want_reconcile: someone reads the in-flight table or the queue
+ * depth). The kernel may skip a completion program (a kprobe that fires while another
+ * BPF program runs on the CPU, e.g. from an hrtimer interrupt nesting in a submit
+ * program), which would leave its request pending, and in the queue depth, until its
+ * kiocb is reused. The reap names every request by the application's own identity
+ * (user iocb, context, process), so each pending libaio request is also indexed that
+ * way: a reaped event whose request is still pending had its completion missed, and
+ * the reap takes it out, counted (AIOS_CNT_RECONCILED). A process's or context's
+ * requests that are never reaped are taken out at exit or io_destroy (purge).
+ * The value says which pending request the entry is for: a kiocb is reused as soon as
+ * its request completes, and the entry must not take the next one.
+ */
+const volatile bool want_reconcile = false;
+
+struct pend_ref {
+	__u64 id;	/* kiocb address: the in-flight table's key */
+	__u64 ts;	/* its submit time, which tells one request on it from the next */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);	/* slots + inflight; 1 unless want_reconcile */
+	__type(key, struct aios_key);	/* id = user iocb, aux = aios_aux(ctx, tgid) */
+	__type(value, struct pend_ref);
+} pend_obj SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(max_entries, 4096);	/* 1 unless targ_stacks */
@@ -495,10 +522,40 @@ __s64 nhash = 0;
  * user iocb in syscalls mode, means the old request is over: take it off the queue
  * depth counters, which it still holds.
  */
+/* Index a pending libaio request by its user identity (see want_reconcile). */
+static __always_inline void pend_note(struct aios_req *r)
+{
+	struct aios_key k = { .id = r->obj, .aux = aios_aux(r->ctx, r->pid) };
+	struct pend_ref v = { .id = r->id, .ts = r->ts };
+
+	if (bpf_map_update_elem(&pend_obj, &k, &v, BPF_ANY))
+		drop(AIOS_DROP_INFLIGHT);	/* it cannot be reconciled: not tracked */
+}
+
+/* Remove @r's index entry, if it is @r's (a new request may hold the same iocb). */
+static __always_inline void pend_forget(struct aios_req *r)
+{
+	struct aios_key k = { .id = r->obj, .aux = aios_aux(r->ctx, r->pid) };
+	struct pend_ref *v = bpf_map_lookup_elem(&pend_obj, &k);
+
+	if (v && v->id == r->id && v->ts == r->ts)
+		bpf_map_delete_elem(&pend_obj, &k);
+}
+
 static __always_inline void stale(struct aios_req *old)
 {
 	if (want_qd && old->ts)
 		qd_all(old, -1);
+	if (want_reconcile && old->api == AIOS_API_AIO)
+		pend_forget(old);
+}
+
+/* @old's completion was not seen: release it, counted (see want_reconcile) */
+static __always_inline void missed(struct aios_req *old)
+{
+	stale(old);
+	if (want_reconcile)
+		drop(AIOS_CNT_RECONCILED);
 }
 
 /* Forget a stale copy of @key in the hash map (the new request got the slot). */
@@ -508,7 +565,7 @@ static __always_inline void hash_purge(struct aios_key *key)
 
 	if (!p)
 		return;
-	stale(p);
+	missed(p);
 	if (!bpf_map_delete_elem(&inflight, key))
 		__sync_fetch_and_add(&nhash, -1);
 }
@@ -524,7 +581,7 @@ static __always_inline void forget(struct aios_key *key)
 
 	if (s && s->kiocb == key->id) {
 		if (s->req.id == key->id)
-			stale(&s->req);
+			missed(&s->req);
 		slot_release(s, key->id);
 	}
 	if (nhash > 0)
@@ -546,7 +603,7 @@ static __always_inline int inflight_put(struct aios_key *key, struct aios_req *r
 
 		if (s) {
 			if (s->req.id == key->id)
-				stale(&s->req);
+				missed(&s->req);
 			s->req = *r;
 			if (nhash > 0)
 				hash_purge(key);
@@ -562,7 +619,7 @@ static __always_inline int inflight_put(struct aios_key *key, struct aios_req *r
 		return err;
 	p = bpf_map_lookup_elem(&inflight, key);
 	if (p)
-		stale(p);
+		missed(p);
 	return bpf_map_update_elem(&inflight, key, r, BPF_EXIST);
 }
 
@@ -644,7 +701,10 @@ static __always_inline void submit_req(struct aios_key *key, struct aios_req *r,
 		drop(AIOS_DROP_INFLIGHT);
 		if (want_qd)
 			qd_all(r, -1);
+		return;
 	}
+	if (want_reconcile && r->api == AIOS_API_AIO)
+		pend_note(r);
 }
 
 /*
@@ -708,6 +768,8 @@ static __always_inline int on_submit(void *ctx, struct kiocb *kiocb, const struc
 		if (s) {
 			struct aios_req *q = &s->req;
 
+			if (want_reconcile && q->id == id)
+				missed(q);	/* a stale copy of this kiocb's last request */
 			q->ts = bpf_ktime_get_ns();
 			q->id = id;
 			if (want_ids) {
@@ -736,6 +798,8 @@ static __always_inline int on_submit(void *ctx, struct kiocb *kiocb, const struc
 			}
 			if (nhash > 0)
 				hash_purge(&key);
+			if (want_reconcile)
+				pend_note(q);
 			return 0;
 		}
 		/* slot taken by another request: the hash map, below */
@@ -935,7 +999,8 @@ static __always_inline int on_complete(struct aio_kiocb *ak, bool btf, __u64 id,
 	 * buffer, without the two copies through the stack. A cancelled request takes
 	 * the long way (its io_cancel details are looked up there).
 	 */
-	if (want_events && btf && !want_hist && !want_qd && !want_hist_reap && !mode_syscalls) {
+	if (want_events && btf && !want_hist && !want_qd && !want_hist_reap && !want_reconcile &&
+	    !mode_syscalls) {
 		struct aios_slot *s = slot_of(id);
 		__u32 state;
 
@@ -967,10 +1032,12 @@ static __always_inline int on_complete(struct aio_kiocb *ak, bool btf, __u64 id,
 		return 0;
 	}
 	if (r.data != data) {
-		stale(&r);
+		missed(&r);
 		drop(AIOS_DROP_UNMATCHED);
 		return 0;
 	}
+	if (want_reconcile)
+		pend_forget(&r);
 	twin_took(twin, r.op);
 	now = bpf_ktime_get_ns();
 	if (btf) {
@@ -1078,7 +1145,33 @@ static __always_inline void reap_one(struct reap_ctx *c)
 	bpf_ringbuf_submit(rec, rb_flags());
 }
 
-/* Per event: kernel-side joins (hist --reap; syscalls mode). */
+/*
+ * A reaped event whose request is still pending: its completion was not seen (see
+ * want_reconcile). Take the request out of the in-flight table and the queue depth.
+ * Its latency is not known (the reap is later than the completion): it is counted,
+ * not reported. A request the reap finds just being replaced by a new one on the same
+ * kiocb may be taken instead of it; that one's completion then finds no record: the
+ * queue depth stays right either way.
+ */
+static __always_inline void reconcile(struct aios_key *k)
+{
+	struct pend_ref *v = bpf_map_lookup_elem(&pend_obj, k);
+	struct aios_key ik = {};
+	struct aios_req *p, r;
+	__u64 ts;
+
+	if (!v)
+		return;		/* the normal case: its completion was seen */
+	ik.id = v->id;
+	ts = v->ts;
+	bpf_map_delete_elem(&pend_obj, k);
+	p = inflight_find(&ik);
+	if (!p || p->ts != ts || !inflight_take(&ik, &r))
+		return;
+	missed(&r);
+}
+
+/* Per event: kernel-side joins (hist --reap; syscalls mode; reconciliation). */
 static long reap_ev_cb(__u32 i, void *data)
 {
 	struct reap_ctx *c = data;
@@ -1104,6 +1197,8 @@ static long reap_ev_cb(__u32 i, void *data)
 		finish(&r, c->now, ev.res, true);
 		return 0;
 	}
+	if (want_reconcile)
+		reconcile(&k);
 	if (want_hist_reap) {
 		struct done_val *t = bpf_map_lookup_elem(&done, &k);
 
@@ -1127,7 +1222,7 @@ static __always_inline void on_reap(__u64 ctx, __u64 events_ptr, long ret)
 		return;
 	if (want_hist_syscalls)
 		hist_add(AIOS_H_REAP_BATCH, 0, ret);
-	if (!want_event_reap && !want_hist_reap && !mode_syscalls)
+	if (!want_event_reap && !want_hist_reap && !want_reconcile && !mode_syscalls)
 		return;
 	c.now = bpf_ktime_get_ns();
 	c.ctx = ctx;
@@ -1143,7 +1238,7 @@ static __always_inline void on_reap(__u64 ctx, __u64 events_ptr, long ret)
 			bpf_loop((c.n + AIOS_REAP_BATCH - 1) / AIOS_REAP_BATCH, reap_rec_cb, &c,
 				 0);
 	}
-	if (want_hist_reap || mode_syscalls)
+	if (want_hist_reap || want_reconcile || mode_syscalls)
 		bpf_loop(c.n, reap_ev_cb, &c, 0);
 }
 
@@ -1544,10 +1639,21 @@ static long purge_done_cb(struct bpf_map *map, struct aios_key *key, struct done
 	return 0;
 }
 
+/* a request of the exiting process (destroyed context) never reaped: see reconcile() */
+static long purge_pend_cb(struct bpf_map *map, struct aios_key *key, struct pend_ref *v,
+			  struct purge_ctx *p)
+{
+	if ((key->aux & p->mask) == p->aux)
+		reconcile(key);
+	return 0;
+}
+
 static __always_inline void purge(__u64 aux, __u64 mask)
 {
 	struct purge_ctx p = { .aux = aux & mask, .mask = mask };
 
+	if (want_reconcile)
+		bpf_for_each_map_elem(&pend_obj, purge_pend_cb, &p, 0);
 	if (mode_syscalls)
 		bpf_for_each_map_elem(&inflight, purge_inflight_cb, &p, 0);
 	if (want_hist_reap)
@@ -1864,7 +1970,7 @@ int raw_uring_complete(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	/* a stale record (see on_complete): another request's */
 	if (r.data != BPF_CORE_READ(req, cqe.user_data)) {
-		stale(&r);
+		missed(&r);
 		drop(AIOS_DROP_UNMATCHED);
 		return 0;
 	}

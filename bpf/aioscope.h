@@ -202,6 +202,8 @@ enum aios_drop {
 	AIOS_DROP_STACK,	/* submit stack not recorded: stacks map full or collision */
 	AIOS_CNT_RESCUED,	/* not a drop: completions the twin hook took (see bpf) */
 	AIOS_DROP_PIDC,		/* per-process counter map full (want_pid_counts) */
+	AIOS_CNT_RECONCILED,	/* not a drop: requests whose completion was not seen,
+				 * taken out at kiocb reuse, reap, exit or io_destroy */
 	AIOS_DROP_NR,
 };
 

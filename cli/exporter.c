@@ -829,6 +829,11 @@ static int scrape(FILE *f, bool om)
 	aio_prom_family(&p, "aioscope_unmatched_completions", AIO_PROM_COUNTER,
 			"Completions of requests submitted before the tracer attached.");
 	aio_prom_u64(&p, NULL, 0, dr.unmatched_complete);
+	aio_prom_family(&p, "aioscope_reconciled_requests", AIO_PROM_COUNTER,
+			"Pending requests whose completion the kernel did not show the tracer "
+			"(a skipped program run), taken out of the in-flight gauges when their "
+			"kiocb was reused, at their reap, process exit or io_destroy.");
+	aio_prom_u64(&p, NULL, 0, dr.reconciled);
 
 	if (bpf_stats_on()) {
 		aio_prom_family(&p, "aioscope_bpf_program_run_seconds", AIO_PROM_COUNTER,

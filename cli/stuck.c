@@ -288,12 +288,15 @@ int cmd_stuck(int argc, char **argv)
 	if (env.verbose && !env.json)
 		fprintf(stderr, "sources: debugfs listing of %u aiodev device(s)%s\n",
 			l.devices, tr ? ", tracer in-flight table" : "");
-	if (tr && env.stack && env.verbose) {
+	if (tr && env.verbose) {
 		struct tracer_drops d;
 
-		if (!tracer_drops(tr, &d))
-			fprintf(stderr, "submit stacks not recorded (stack map full or hash "
-				"collision): %" PRIu64 "\n", d.stack_lost);
+		if (!tracer_drops(tr, &d)) {
+			fprintf(stderr, "completions not seen, reconciled: %" PRIu64 "\n", d.reconciled);
+			if (env.stack)
+				fprintf(stderr, "submit stacks not recorded (stack map full or "
+					"hash collision): %" PRIu64 "\n", d.stack_lost);
+		}
 	}
 	tracer_close(tr);
 	stuck_list_free(&l);

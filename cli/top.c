@@ -515,6 +515,7 @@ static void map_totals(struct top_collect *c, struct top_frame *fr, uint64_t int
 	t->lost = (c->drops.ringbuf_lost - c->drops_prev.ringbuf_lost) +
 		  (c->drops.join_lost - c->drops_prev.join_lost) +
 		  (c->drops.inflight_full - c->drops_prev.inflight_full);
+	t->reconciled = c->drops.reconciled - c->drops_prev.reconciled;
 	t->stuck = c->stuck.n;
 
 	fr->stuck = c->stuck;	/* shallow: owned by the collector */
@@ -596,6 +597,7 @@ static void batch_json(const struct top_frame *fr)
 	aio_json_u64_field(&j, "errors", t->errors);
 	aio_json_u64_field(&j, "cancelled", t->cancelled);
 	aio_json_u64_field(&j, "lost", t->lost);
+	aio_json_u64_field(&j, "reconciled", t->reconciled);
 	aio_json_u64_field(&j, "stuck", t->stuck);
 	aio_json_end_object(&j);
 	aio_json_name(&j, "rows");

@@ -138,6 +138,7 @@ struct top_totals {
 	uint64_t inflight, max_inflight;
 	uint64_t avg_ns, p50_ns, p99_ns, max_ns;
 	uint64_t errors, cancelled, lost, stuck;
+	uint64_t reconciled;	/* pending requests settled at their reap this interval */
 	double r_s, w_s, mb_s;
 	double interval_s;
 };

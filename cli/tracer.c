@@ -671,6 +671,10 @@ static int try_once(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	s->rodata->want_qd = o->qd || (o->hist && o->hist_by == TRACER_BY_QD);
 	s->rodata->mode_syscalls = sysc;
 	s->rodata->want_ids = o->inflight || s->rodata->want_qd;
+	/* pending requests are shown: a completion the kernel skipped is settled at the reap */
+	s->rodata->want_reconcile = s->rodata->want_ids && !sysc;
+	if (!s->rodata->want_reconcile)
+		bpf_map__set_max_entries(s->maps.pend_obj, 1);
 	s->rodata->want_pid_counts = o->pid_counts;
 	if (!o->pid_counts)
 		bpf_map__set_max_entries(s->maps.pidc, 1);
@@ -733,7 +737,7 @@ static int try_once(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	       (reap_tp ? C_REAP_TP : 0) |
 	       (submit_tp && !(!sysc && (miss & HK(HK_SUBMIT_BATCH))) ? C_SUBMIT_TP : 0) |
 	       (cancel ? C_CANCEL : 0) | (driver ? C_DRIVER : 0) | (t->uring ? C_URING : 0) |
-	       (sysc || s->rodata->want_hist_reap ? C_PURGE : 0) |
+	       (sysc || s->rodata->want_hist_reap || s->rodata->want_reconcile ? C_PURGE : 0) |
 	       (t->preemptible ? C_TWIN3 : 0);
 	/* every program of the object has its row in prog_table (a new one must be added) */
 	{
@@ -981,8 +985,10 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 	t->ncpus = libbpf_num_possible_cpus();
 	if (t->ncpus <= 0)
 		t->ncpus = 1;
+	/* pending requests shown (in-flight table, queue depth): reconciled at the reap */
 	need_reap = (opts->events && opts->event_reap) || (opts->hist && opts->hist_reap) ||
-		    (opts->hist && opts->hist_syscalls);
+		    (opts->hist && opts->hist_syscalls) || opts->inflight || opts->qd ||
+		    (opts->hist && opts->hist_by == TRACER_BY_QD);
 	/*
 	 * Best mode first; within a mode, hook by hook what the kernel allows (try_mode).
 	 */
@@ -1474,6 +1480,7 @@ int tracer_drops(struct tracer *t, struct tracer_drops *d)
 		case AIOS_DROP_STACK: d->stack_lost = s; break;
 		case AIOS_CNT_RESCUED: d->rescued = s; break;
 		case AIOS_DROP_PIDC: d->pid_full = s; break;
+		case AIOS_CNT_RECONCILED: d->reconciled = s; break;
 		}
 	}
 	free(vals);

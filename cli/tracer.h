@@ -204,6 +204,10 @@ struct tracer_drops {
 	uint64_t twin_skips;		/* skipped runs of a submit/reap twin that the
 					 * other program took (not lost; prog_misses
 					 * holds the bound on calls both skipped) */
+	uint64_t reconciled;		/* pending requests whose completion was not
+					 * seen (a skipped program run), taken out when
+					 * their kiocb was reused, at their reap,
+					 * process exit or io_destroy */
 };
 
 /* Cumulative histogram of one (kind, group); buckets as in bpf/buckets.h. */
