@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,17 +30,6 @@ static const struct cmd cmds[] = {
 	{ "exporter", cmd_exporter, "Prometheus metrics over HTTP (default 127.0.0.1:9476)" },
 	{ 0 },
 };
-
-void p_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("Error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void usage(FILE *f, const char *prog)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * parse.h - parsers of text that comes from outside aioscope: command-line numbers
- * and modes, the aiodev debugfs listing (top.h: aiodev_pending_parse_line),
+ * and modes, the aiodev debugfs listing (aiodev_pending_parse_line),
  * /proc/kallsyms and /proc/PID/maps. No libbpf, no curses: the fuzz targets under
  * tests/fuzz/ run them as they are.
  */
@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "top.h"
+#include "stuck_model.h"
 #include "tracer.h"
 
 /*
@@ -27,6 +27,12 @@ int parse_int(const char *s, int min, int max, int *out);
 int parse_seconds(const char *s, bool allow_zero, double *out);
 /* "auto", "fentry", "kprobe", "syscalls" -> *m; -EINVAL otherwise */
 int parse_mode(const char *s, enum tracer_mode *m);
+
+/*
+ * Parse one line of an aiodev pending listing into @r (path set by the caller).
+ * Returns 0, or -1 when the line is malformed.
+ */
+int aiodev_pending_parse_line(const char *line, struct stuck_req *r);
 
 /* Kernel symbols: lines "ADDR TYPE NAME [module]" of /proc/kallsyms. */
 struct ksym {

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tracer.h"
+#include "event.h"
 
 struct tracer_join_ent;
 

@@ -69,46 +69,6 @@ static const char snoop_doc[] =
 	"  aioscope snoop --min-lat-us 1000     # requests slower than 1 ms\n"
 	"  aioscope snoop --json | jq .lat_ns   # JSON lines\n";
 
-int filter_opt_parse(int key, char *arg, struct argp_state *state, struct tracer_opts *o)
-{
-	uint64_t v;
-	int i;
-
-	switch (key) {
-	case 'p':
-		if (parse_int(arg, 1, INT32_MAX, &i))
-			argp_error(state, "invalid PID '%s'", arg);
-		o->pid = i;
-		break;
-	case OPT_FILTER_DEV:
-		o->dev = arg;
-		break;
-	case OPT_FILTER_COMM:
-		if (!*arg || strlen(arg) >= TRACER_COMM_LEN)
-			argp_error(state, "--comm must be 1..%d characters", TRACER_COMM_LEN - 1);
-		o->comm = arg;
-		break;
-	case OPT_FILTER_CGROUP:
-		o->cgroup = arg;
-		break;
-	case OPT_FILTER_MINLAT:
-		if (parse_u64(arg, 0, UINT64_MAX / 1000, &v))
-			argp_error(state, "invalid --min-lat-us '%s'", arg);
-		o->min_lat_ns = v * 1000;
-		break;
-	case OPT_FILTER_MODE:
-		if (parse_mode(arg, &o->mode))
-			argp_error(state, "invalid mode '%s' (fentry, kprobe, syscalls)", arg);
-		break;
-	case 'v':
-		o->verbose = true;
-		break;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-	return 0;
-}
-
 static error_t snoop_parse(int key, char *arg, struct argp_state *state)
 {
 	struct snoop_env *env = state->input;

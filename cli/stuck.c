@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "core/json.h"
-#include "top.h"
+#include "stuck_src.h"
 #include "tracer.h"
 
 #include "commands.h"

@@ -12,7 +12,7 @@
 
 #include "core/format.h"
 #include "parse.h"
-#include "top.h"
+#include "stuck_src.h"
 
 #define AIODEV_DEBUGFS "/sys/kernel/debug/aiodev"
 

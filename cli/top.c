@@ -30,14 +30,13 @@
 #include "core/inflight.h"
 #include "core/json.h"
 #include "core/table.h"
-#include "top.h"
+#include "stuck_src.h"
+#include "top_ui.h"
 #include "tracer.h"
 
 #include "commands.h"
 
 #define SLICE_NS	100000000ULL	/* drain the ring buffer at least every 100 ms */
-
-volatile sig_atomic_t top_exiting;
 
 static struct top_env {
 	double interval_s;
@@ -51,29 +50,12 @@ static struct top_env {
 	enum tracer_mode mode;
 } env;
 
-static const char *const group_names[TOP_NR_GROUPS] = {
-	[TOP_BY_PROCESS] = "process",
-	[TOP_BY_DEVICE] = "device",
-	[TOP_BY_CONTEXT] = "context",
-	[TOP_BY_FILE] = "file",
-};
-
 static const enum aio_group group_kind[TOP_NR_GROUPS] = {
 	[TOP_BY_PROCESS] = AIO_GROUP_PID,
 	[TOP_BY_DEVICE] = AIO_GROUP_DEV,
 	[TOP_BY_CONTEXT] = AIO_GROUP_CTX,
 	[TOP_BY_FILE] = AIO_GROUP_FILE,
 };
-
-const char *top_group_name(enum top_group g)
-{
-	return g < TOP_NR_GROUPS ? group_names[g] : "?";
-}
-
-const char *top_col_name(enum top_col c)
-{
-	return aio_col_name((enum aio_col)(c + 1));
-}
 
 /* ------------------------------ collect ------------------------------ */
 
@@ -773,7 +755,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'g':
 		for (i = 0; i < TOP_NR_GROUPS; i++)
-			if (!strcmp(arg, group_names[i]) ||
+			if (!strcmp(arg, top_group_name(i)) ||
 			    (i == TOP_BY_PROCESS && !strcmp(arg, "pid")) ||
 			    (i == TOP_BY_DEVICE && !strcmp(arg, "dev")) ||
 			    (i == TOP_BY_CONTEXT && !strcmp(arg, "ctx")))

@@ -19,7 +19,27 @@
 #include <unistd.h>
 
 #include "core/format.h"
-#include "top.h"
+#include "core/table.h"
+#include "top_ui.h"
+
+volatile sig_atomic_t top_exiting;
+
+static const char *const group_names[TOP_NR_GROUPS] = {
+	[TOP_BY_PROCESS] = "process",
+	[TOP_BY_DEVICE] = "device",
+	[TOP_BY_CONTEXT] = "context",
+	[TOP_BY_FILE] = "file",
+};
+
+const char *top_group_name(enum top_group g)
+{
+	return g < TOP_NR_GROUPS ? group_names[g] : "?";
+}
+
+const char *top_col_name(enum top_col c)
+{
+	return aio_col_name((enum aio_col)(c + 1));
+}
 
 static volatile sig_atomic_t ui_active;
 static bool ui_utf8;

@@ -26,7 +26,8 @@
 #include <stdint.h>
 #include <linux/types.h>
 
-#define TRACER_COMM_LEN 16
+#include "event.h"
+
 
 enum tracer_mode {
 	TRACER_MODE_AUTO = 0,	/* best the kernel allows: fentry > kprobe > syscalls */
@@ -61,10 +62,6 @@ enum tracer_hist_kind {
 	TRACER_HIST_NR,
 };
 
-enum tracer_op { TRACER_OP_READ = 0, TRACER_OP_WRITE, TRACER_OP_FSYNC, TRACER_OP_FDSYNC,
-		 TRACER_OP_POLL, TRACER_OP_OTHER };
-enum tracer_api { TRACER_API_SYNC = 0, TRACER_API_AIO, TRACER_API_URING, TRACER_API_OTHER };
-enum tracer_state { TRACER_DONE = 0, TRACER_ERROR, TRACER_CANCELLED };
 
 /* The parts of a TRACER_BY_METRIC group key. */
 struct tracer_metric_key {
@@ -86,9 +83,6 @@ static inline struct tracer_metric_key tracer_metric_group(uint64_t group)
 	return k;
 }
 
-#define TRACER_REAP_NONE UINT64_MAX	/* reap_ns when no io_getevents reaped it */
-#define TRACER_DRIVER_NONE UINT64_MAX	/* driver_ns when the driver is not aiodev */
-#define TRACER_CANCEL_RET_PENDING 1	/* cancel_ret: see struct tracer_event */
 
 struct tracer_opts {
 	/* filters, evaluated in the kernel (0 / NULL: none) */
@@ -118,37 +112,6 @@ struct tracer_opts {
 	bool verbose;			/* libbpf debug output on stderr */
 };
 
-/* One finished request. */
-struct tracer_event {
-	uint64_t ts_ns;			/* completion time (syscalls mode: reap time) */
-	uint64_t submit_ns;		/* submit time */
-	uint64_t lat_ns;		/* submit -> complete (syscalls mode: -> reap) */
-	uint64_t reap_ns;		/* complete -> reap, or TRACER_REAP_NONE */
-	uint64_t driver_ns;		/* aiodev's own time, or TRACER_DRIVER_NONE */
-	uint64_t id;			/* request id: kiocb address (syscalls: iocb ptr) */
-	uint64_t ctx;			/* aio context user id */
-	uint64_t obj;			/* user iocb pointer */
-	uint64_t data;			/* aio_data */
-	uint64_t ino;			/* inode number (0 unknown) */
-	int64_t offset;
-	uint64_t bytes;			/* requested */
-	int64_t res;			/* result: bytes or -errno */
-	uint32_t dev;			/* kernel dev_t (major << 20 | minor): rdev of a
-					 * device node, else the filesystem's s_dev */
-	uint32_t qd;			/* device queue depth seen at submit (qd/hist --by qd) */
-	int32_t pid;			/* submitter tgid */
-	int32_t tid;			/* submitter thread */
-	enum tracer_api api;
-	enum tracer_op op;
-	enum tracer_state state;
-	char comm[TRACER_COMM_LEN];	/* submitter comm, NUL-terminated */
-	/* cancelled requests (fentry mode, events): the io_cancel call that asked */
-	int32_t cancel_pid, cancel_tid;	/* 0: not known */
-	int64_t cancel_ret;		/* what io_cancel returned (-EINPROGRESS), or
-					 * TRACER_CANCEL_RET_PENDING: the request completed
-					 * before io_cancel returned */
-	uint64_t cancel_ns;		/* submit -> io_cancel */
-};
 
 /*
  * One pending request of the in-flight table. ctx, obj and comm are filled only
@@ -223,7 +186,6 @@ struct tracer_hist {
 
 struct tracer;
 
-typedef int (*tracer_event_fn)(void *ctx, const struct tracer_event *e);
 typedef int (*tracer_inflight_fn)(void *ctx, const struct tracer_inflight *r);
 typedef int (*tracer_qd_fn)(void *ctx, const struct tracer_qd *q);
 typedef int (*tracer_hist_fn)(void *ctx, const struct tracer_hist *h);
@@ -317,13 +279,8 @@ uint64_t tracer_now_ns(void);
 /* When every hook was attached: requests submitted later are the tracer's to know */
 uint64_t tracer_attached_ns(const struct tracer *t);
 
-const char *tracer_op_name(enum tracer_op op);
-const char *tracer_api_name(enum tracer_api api);
-const char *tracer_state_name(enum tracer_state s);
 const char *tracer_group_name(enum tracer_group g);
 /* "op", "pid", ... -> group; -1 when unknown */
 int tracer_group_parse(const char *s);
-/* "maj:min" of a kernel dev_t into @buf */
-const char *tracer_dev_str(uint32_t dev, char *buf, size_t len);
 
 #endif

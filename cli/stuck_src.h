@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Pending ("stuck") requests, one model for `aioscope stuck` and top's stuck list,
+ * from two sources: aiodev's debugfs listing and the tracer's in-flight table
+ * (stuck_src.c); their plain and JSON forms.
+ */
+#ifndef AIOSCOPE_STUCK_SRC_H
+#define AIOSCOPE_STUCK_SRC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stuck_model.h"
+
+void stuck_list_reset(struct stuck_list *l);
+void stuck_list_free(struct stuck_list *l);
+struct stuck_req *stuck_list_add(struct stuck_list *l);
+/* Oldest first, ties by id: the order of every stuck listing. */
+void stuck_list_sort(struct stuck_list *l);
+/* Drop entries younger than @older_than_ns. */
+void stuck_list_filter_age(struct stuck_list *l, uint64_t older_than_ns);
+/* True when the list already holds request @id (sources overlap for aiodev). */
+bool stuck_list_has(const struct stuck_list *l, uint64_t id);
+
+/*
+ * Read every /sys/kernel/debug/aiodev/aiodevN/pending under @root (NULL: the
+ * default debugfs path) and append all entries to @l.
+ * Returns the number of devices read, or -errno when none could be read.
+ */
+int aiodev_pending_read(const char *root, struct stuck_list *l);
+
+void stuck_print_plain(FILE *f, const struct stuck_list *l, bool stacks);
+struct aio_json;
+/* One request as a JSON object (fields documented in docs/usage.md). */
+void stuck_json_req(struct aio_json *j, const struct stuck_req *r, bool stacks);
+
+struct tracer;
+/*
+ * Append the tracer's pending requests older than @older_than_ns that the list
+ * does not hold yet (aiodev requests come from debugfs). Returns 0 or -errno.
+ */
+int stuck_from_tracer(struct tracer *t, struct stuck_list *l, uint64_t older_than_ns);
+
+/* Names: "aiodev0" (or "M:m") for a kernel dev_t; a file's path via /proc/PID/fd. */
+const char *top_dev_name(uint32_t kdev, char *buf, size_t len);
+const char *top_file_name(int32_t pid, uint32_t kdev, uint64_t ino, char *buf, size_t len);
+
+#endif
