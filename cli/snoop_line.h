@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tracer.h"
+#include "event.h"
 
 #define SNOOP_LINE_MAX 640	/* room for the longest line of either form */
 
