@@ -81,8 +81,23 @@ struct aios_req {
 #define AIOS_STACK_DEPTH	32
 
 /* A slot of the direct-mapped in-flight table: kiocb == 0 when free. */
+/*
+ * One slot of the in-flight table. The writer/reader contract:
+ *  - kiocb: 0 (free) or the kiocb address of the request that holds the slot; only
+ *    a compare-and-swap from 0 (or from the same address: a stale copy of the
+ *    request's kiocb) claims it, and only its holder frees it.
+ *  - seq: a sequence count, odd while the holder writes req, bumped with fully
+ *    ordered atomics (when user space reads the slots: want_ids). A reader copies
+ *    req between two reads of an even, unchanged seq, and keeps the copy only if
+ *    kiocb and req.id still name the same request, so it never sees a half-written
+ *    request. Freeing writes req.id = 0 before kiocb = 0 without a bump: a copy
+ *    taken meanwhile fails the req.id check.
+ *  - In-place updates of single fields of a pending request (the driver's time and
+ *    flags) are not counted: each is one aligned store.
+ */
 struct aios_slot {
 	__u64 kiocb;
+	__u64 seq;
 	struct aios_req req;
 };
 

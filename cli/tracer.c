@@ -1171,18 +1171,24 @@ int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
 	struct inflight_cb each = { .cb = cb, .ctx = ctx };
 	int n = 0, rc;
 
-	/* the slots: copy each, keep it if it did not change while copied */
+	/*
+	 * The slots: copy each between two reads of its sequence count, and keep the
+	 * copy only if no write began or ended meanwhile and it still names the request
+	 * that holds the slot (the contract at struct aios_slot).
+	 */
 	for (size_t i = 0; i < TRACER_SLOTS; i++) {
-		const volatile struct aios_slot *s = &t->slots[i];
+		const struct aios_slot *s = &t->slots[i];
 		struct aios_req r;
-		uint64_t k = s->kiocb;
+		uint64_t k, seq;
 
-		if (!k)
+		seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+		k = __atomic_load_n(&s->kiocb, __ATOMIC_ACQUIRE);
+		if (!k || (seq & 1))
 			continue;
+		memcpy(&r, &s->req, sizeof(r));
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		memcpy(&r, (const void *)&s->req, sizeof(r));
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (s->kiocb != k || r.id != k || !r.ts)
+		if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) != seq ||
+		    __atomic_load_n(&s->kiocb, __ATOMIC_RELAXED) != k || r.id != k || !r.ts)
 			continue;
 		n++;
 		rc = inflight_one(&r, cb, ctx);
