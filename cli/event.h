@@ -9,13 +9,20 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/types.h>
+
+#include "aioscope.h"
 
 #define TRACER_COMM_LEN 16
 
-enum tracer_op { TRACER_OP_READ = 0, TRACER_OP_WRITE, TRACER_OP_FSYNC, TRACER_OP_FDSYNC,
-		 TRACER_OP_POLL, TRACER_OP_OTHER };
-enum tracer_api { TRACER_API_SYNC = 0, TRACER_API_AIO, TRACER_API_URING, TRACER_API_OTHER };
-enum tracer_state { TRACER_DONE = 0, TRACER_ERROR, TRACER_CANCELLED };
+/* the BPF object's values (bpf/aioscope.h), the one source of them */
+enum tracer_op { TRACER_OP_READ = AIOS_OP_READ, TRACER_OP_WRITE = AIOS_OP_WRITE,
+		 TRACER_OP_FSYNC = AIOS_OP_FSYNC, TRACER_OP_FDSYNC = AIOS_OP_FDSYNC,
+		 TRACER_OP_POLL = AIOS_OP_POLL, TRACER_OP_OTHER = AIOS_OP_OTHER };
+enum tracer_api { TRACER_API_SYNC = AIOS_API_SYNC, TRACER_API_AIO = AIOS_API_AIO,
+		  TRACER_API_URING = AIOS_API_URING, TRACER_API_OTHER = AIOS_API_OTHER };
+enum tracer_state { TRACER_DONE = AIOS_DONE, TRACER_ERROR = AIOS_ERROR,
+		    TRACER_CANCELLED = AIOS_CANCELLED };
 
 #define TRACER_REAP_NONE UINT64_MAX	/* reap_ns when no io_getevents reaped it */
 #define TRACER_DRIVER_NONE UINT64_MAX	/* driver_ns when the driver is not aiodev */

@@ -86,21 +86,6 @@ struct top_collect {
 	int err;
 };
 
-static uint8_t req_op(enum tracer_op op)
-{
-	switch (op) {
-	case TRACER_OP_READ:
-		return 0;
-	case TRACER_OP_WRITE:
-		return 1;
-	case TRACER_OP_FSYNC:
-	case TRACER_OP_FDSYNC:
-		return 2;
-	default:
-		return 3;
-	}
-}
-
 static int on_event(void *ctx, const struct tracer_event *e)
 {
 	struct top_collect *c = ctx;
@@ -114,7 +99,7 @@ static int on_event(void *ctx, const struct tracer_event *e)
 		.pid = (uint32_t)e->pid,
 		.tid = (uint32_t)e->tid,
 		.dev = e->dev,
-		.op = req_op(e->op),
+		.op = (uint8_t)e->op,		/* enum tracer_op is enum aios_op */
 		.api = (uint8_t)e->api,
 	};
 
@@ -148,8 +133,8 @@ static int on_inflight(void *ctx, const struct tracer_inflight *q)
 		.pid = (uint32_t)q->pid,
 		.tid = (uint32_t)q->tid,
 		.dev = q->dev,
-		.op = req_op(q->op),
-		.api = q->api == TRACER_API_URING ? 2 : 1,
+		.op = (uint8_t)q->op,
+		.api = (uint8_t)q->api,
 	};
 	int rc;
 
@@ -208,8 +193,8 @@ static void fresh_add_debugfs(struct top_collect *c, uint64_t now)
 			.len = s->bytes,
 			.pid = (uint32_t)s->pid,
 			.tid = (uint32_t)s->tid,
-			.op = strcmp(s->op, "write") ? 0 : 1,
-			.api = strcmp(s->api, "uring") ? 1 : 2,
+			.op = strcmp(s->op, "write") ? AIOS_OP_READ : AIOS_OP_WRITE,
+			.api = strcmp(s->api, "uring") ? AIOS_API_AIO : AIOS_API_URING,
 			.flags = s->stalled == 1 ? 1 : 0,
 		};
 

@@ -18,6 +18,8 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
+#include "../../bpf/aioscope.h"	/* the values of op and api */
+
 #define AIO_COMM_LEN 16
 
 /* Group kinds; also used by table.h. */
@@ -40,8 +42,8 @@ struct aio_req {
 	__u32 pid;	/* submitter tgid */
 	__u32 tid;	/* submitter thread id */
 	__u32 dev;	/* device of the file (dev_t, new encoding), 0 unknown */
-	__u8 op;	/* 0 read, 1 write, 2 fsync (as the tracepoints) */
-	__u8 api;	/* 0 sync, 1 aio, 2 io_uring, 3 other */
+	__u8 op;	/* enum aios_op: read, write, fsync, ... */
+	__u8 api;	/* enum aios_api: sync, aio, io_uring, other */
 	__u16 flags;	/* bit 0: stalled (aiodev); others free for the tracer */
 	char comm[AIO_COMM_LEN];	/* submitter comm, NUL-terminated */
 };

@@ -272,11 +272,11 @@ int aio_table_complete(struct aio_table *t, const struct aio_req *r,
 		row->total.cancelled++;
 		return 0;
 	}
-	if (r->op == 0) {
+	if (r->op == AIOS_OP_READ) {
 		row->total.reads++;
 		if (res >= 0)
 			row->total.read_bytes += bytes;
-	} else if (r->op == 1) {
+	} else if (r->op == AIOS_OP_WRITE) {
 		row->total.writes++;
 		if (res >= 0)
 			row->total.write_bytes += bytes;
