@@ -4,6 +4,7 @@
  * one-line error message (commands.h). main.c only dispatches.
  */
 #include <argp.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,36 +13,86 @@
 #include "commands.h"
 #include "tracer.h"
 
+void opt_invalid(struct argp_state *state, const char *what, const char *arg,
+		 const char *valid)
+{
+	if (valid)
+		argp_error(state, "invalid %s '%s' (%s)", what, arg, valid);
+	else
+		argp_error(state, "invalid %s '%s'", what, arg);
+}
+
+double opt_seconds(struct argp_state *state, const char *what, const char *arg, double min,
+		   double max)
+{
+	char valid[64];
+	double v = min;
+
+	if (parse_seconds(arg, false, &v) || v < min || v > max) {
+		snprintf(valid, sizeof(valid), "%.15g to %.15g seconds", min, max);
+		opt_invalid(state, what, arg, valid);
+	}
+	return v;
+}
+
+uint64_t opt_u64(struct argp_state *state, const char *what, const char *arg, uint64_t min,
+		 uint64_t max, const char *unit)
+{
+	char valid[96];
+	uint64_t v = min;
+
+	if (parse_u64(arg, min, max, &v)) {
+		snprintf(valid, sizeof(valid), "%" PRIu64 " to %" PRIu64 "%s%s", min, max,
+			 unit ? " " : "", unit ? unit : "");
+		opt_invalid(state, what, arg, valid);
+	}
+	return v;
+}
+
+int opt_pid(struct argp_state *state, const char *arg)
+{
+	return (int)opt_u64(state, "pid", arg, 1, 4194304, NULL);
+}
+
+long opt_count(struct argp_state *state, const char *arg)
+{
+	return (long)opt_u64(state, "count", arg, 1, 1000000000, NULL);
+}
+
+void opt_mode(struct argp_state *state, const char *arg, enum tracer_mode *m)
+{
+	if (parse_mode(arg, m))
+		opt_invalid(state, "mode", arg, "auto, fentry, kprobe, syscalls");
+}
+
+void opt_unexpected(struct argp_state *state, const char *arg)
+{
+	argp_error(state, "unexpected argument '%s'", arg);
+}
+
 int filter_opt_parse(int key, char *arg, struct argp_state *state, struct tracer_opts *o)
 {
-	uint64_t v;
-	int i;
-
 	switch (key) {
 	case 'p':
-		if (parse_int(arg, 1, INT32_MAX, &i))
-			argp_error(state, "invalid PID '%s'", arg);
-		o->pid = i;
+		o->pid = opt_pid(state, arg);
 		break;
 	case OPT_FILTER_DEV:
 		o->dev = arg;
 		break;
 	case OPT_FILTER_COMM:
 		if (!*arg || strlen(arg) >= TRACER_COMM_LEN)
-			argp_error(state, "--comm must be 1..%d characters", TRACER_COMM_LEN - 1);
+			opt_invalid(state, "--comm", arg, "1 to 15 characters");
 		o->comm = arg;
 		break;
 	case OPT_FILTER_CGROUP:
 		o->cgroup = arg;
 		break;
 	case OPT_FILTER_MINLAT:
-		if (parse_u64(arg, 0, UINT64_MAX / 1000, &v))
-			argp_error(state, "invalid --min-lat-us '%s'", arg);
-		o->min_lat_ns = v * 1000;
+		o->min_lat_ns = opt_u64(state, "--min-lat-us", arg, 0, UINT64_MAX / 1000,
+					"microseconds") * 1000;
 		break;
 	case OPT_FILTER_MODE:
-		if (parse_mode(arg, &o->mode))
-			argp_error(state, "invalid mode '%s' (fentry, kprobe, syscalls)", arg);
+		opt_mode(state, arg, &o->mode);
 		break;
 	case 'v':
 		o->verbose = true;

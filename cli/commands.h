@@ -41,6 +41,29 @@ struct argp_state;
 struct tracer_opts;
 int filter_opt_parse(int key, char *arg, struct argp_state *state, struct tracer_opts *o);
 
+/*
+ * The options several commands share, parsed one way, with one message on a bad
+ * value: "invalid WHAT 'ARG' (what is valid)", and exit 2 (argp_error).
+ */
+void opt_invalid(struct argp_state *state, const char *what, const char *arg,
+		 const char *valid);
+/* seconds (a decimal number) in [min, max] */
+double opt_seconds(struct argp_state *state, const char *what, const char *arg, double min,
+		   double max);
+/* an unsigned number in [min, max]; @unit (or NULL) names what it counts */
+uint64_t opt_u64(struct argp_state *state, const char *what, const char *arg, uint64_t min,
+		 uint64_t max, const char *unit);
+/* -p PID: 1 .. 4194304 (the kernel's PID_MAX_LIMIT) */
+int opt_pid(struct argp_state *state, const char *arg);
+/* -n COUNT: 1 .. 10^9 */
+long opt_count(struct argp_state *state, const char *arg);
+/* --mode: auto, fentry, kprobe, syscalls */
+struct tracer_opts;
+enum tracer_mode;
+void opt_mode(struct argp_state *state, const char *arg, enum tracer_mode *m);
+/* a positional argument where a command takes none */
+void opt_unexpected(struct argp_state *state, const char *arg);
+
 /* "Error: ..." on stderr (one line) */
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

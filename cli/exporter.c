@@ -218,29 +218,25 @@ static int parse_by(const char *s, unsigned int *by)
 static error_t exporter_parse(int key, char *arg, struct argp_state *state)
 {
 	struct exporter *e = state->input;
-	uint64_t v;
 
 	switch (key) {
 	case OPT_LISTEN:
 		if (parse_listen(arg, e))
-			argp_error(state, "invalid --listen: %s (ADDR:PORT, [ADDR6]:PORT)", arg);
+			opt_invalid(state, "--listen", arg, "ADDR:PORT, [ADDR6]:PORT");
 		break;
 	case OPT_BY:
 		if (parse_by(arg, &e->by))
-			argp_error(state, "invalid --by: %s (a comma list of dev, op, api)", arg);
+			opt_invalid(state, "--by", arg, "a comma list of dev, op, api");
 		break;
 	case OPT_TOP_PIDS:
-		if (parse_u64(arg, 0, 1000, &v))
-			argp_error(state, "invalid --top-pids: %s (0 to 1000)", arg);
-		e->top_pids = (unsigned int)v;
+		e->top_pids = (unsigned int)opt_u64(state, "--top-pids", arg, 0, 1000, NULL);
 		break;
 	case OPT_STUCK_MS:
-		if (parse_u64(arg, 1, 1000ULL * 86400 * 365, &v))
-			argp_error(state, "invalid --stuck-ms: %s (milliseconds)", arg);
-		e->stuck_ns = v * 1000000ULL;
+		e->stuck_ns = opt_u64(state, "--stuck-ms", arg, 1, 1000ULL * 86400 * 365,
+				      "milliseconds") * 1000000ULL;
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument: %s", arg);
+		opt_unexpected(state, arg);
 		break;
 	default:
 		return filter_opt_parse(key, arg, state, &e->o);

@@ -105,20 +105,17 @@ static error_t hist_parse(int key, char *arg, struct argp_state *state)
 	case OPT_BY:
 		i = tracer_group_parse(arg);
 		if (i <= 0)
-			argp_error(state, "invalid --by '%s' (op, pid, dev, ctx, qd)", arg);
+			opt_invalid(state, "--by", arg, "op, pid, dev, ctx, qd");
 		env->o.hist_by = (enum tracer_group)i;
 		break;
 	case 'i':
-		if (parse_seconds(arg, false, &env->interval))
-			argp_error(state, "invalid interval '%s'", arg);
+		env->interval = opt_seconds(state, "interval", arg, 0.001, 1e6);
 		break;
 	case 'n':
-		if (parse_u64(arg, 1, UINT32_MAX, &env->count))
-			argp_error(state, "invalid count '%s'", arg);
+		env->count = (uint64_t)opt_count(state, arg);
 		break;
 	case 'd':
-		if (parse_seconds(arg, false, &env->duration))
-			argp_error(state, "invalid duration '%s'", arg);
+		env->duration = opt_seconds(state, "duration", arg, 0.001, 1e6);
 		break;
 	case OPT_REAP:
 		env->o.hist_reap = true;
@@ -130,7 +127,7 @@ static error_t hist_parse(int key, char *arg, struct argp_state *state)
 		env->json = true;
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
+		opt_unexpected(state, arg);
 		break;
 	default:
 		return filter_opt_parse(key, arg, state, &env->o);

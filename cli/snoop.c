@@ -79,19 +79,19 @@ static error_t snoop_parse(int key, char *arg, struct argp_state *state)
 		env->json = true;
 		break;
 	case 'd':
-		if (parse_seconds(arg, false, &env->duration))
-			argp_error(state, "invalid duration '%s'", arg);
+		env->duration = opt_seconds(state, "duration", arg, 0.001, 1e6);
 		break;
 	case OPT_NOREAP:
 		env->no_reap = true;
 		break;
 	case OPT_RINGBUF:
-		if (parse_u64(arg, 1, 1024, &v) || (v & (v - 1)))
-			argp_error(state, "--ringbuf-mb must be a power of two in 1..1024");
+		v = opt_u64(state, "--ringbuf-mb", arg, 1, 1024, "MiB, a power of two");
+		if (v & (v - 1))
+			opt_invalid(state, "--ringbuf-mb", arg, "1 to 1024 MiB, a power of two");
 		env->o.ringbuf_mb = (unsigned int)v;
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
+		opt_unexpected(state, arg);
 		break;
 	default:
 		return filter_opt_parse(key, arg, state, &env->o);

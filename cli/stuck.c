@@ -87,13 +87,10 @@ static const struct argp_option opts[] = {
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
-	uint64_t v;
-
 	switch (key) {
 	case 'o':
-		if (parse_u64(arg, 0, 1000ULL * 86400 * 365, &v))
-			argp_error(state, "invalid --older-than: %s (milliseconds)", arg);
-		env.older_than_ms = v;
+		env.older_than_ms = opt_u64(state, "--older-than", arg, 0, 1000ULL * 86400 * 365,
+					    "milliseconds");
 		break;
 	case 'j':
 		env.json = true;
@@ -102,22 +99,16 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.watch = true;
 		break;
 	case 'i':
-		if (parse_seconds(arg, false, &env.interval_s) || env.interval_s < 0.01 ||
-		    env.interval_s > 3600)
-			argp_error(state, "invalid interval: %s (0.01 to 3600 seconds)", arg);
+		env.interval_s = opt_seconds(state, "interval", arg, 0.01, 3600);
 		break;
 	case 'n':
-		if (parse_u64(arg, 1, 1000000000, &v))
-			argp_error(state, "invalid count: %s", arg);
-		env.count = (long)v;
+		env.count = opt_count(state, arg);
 		break;
 	case 's':
 		env.stack = true;
 		break;
 	case 'p':
-		if (parse_u64(arg, 1, 4194304, &v))
-			argp_error(state, "invalid pid: %s", arg);
-		env.pid = (int)v;
+		env.pid = opt_pid(state, arg);
 		break;
 	case OPT_NO_TRACE:
 		env.no_trace = true;
@@ -126,7 +117,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.verbose = true;
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument: %s", arg);
+		opt_unexpected(state, arg);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

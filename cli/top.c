@@ -707,19 +707,14 @@ static const struct argp_option options[] = {
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
-	uint64_t v;
 	int i;
 
 	switch (key) {
 	case 'i':
-		if (parse_seconds(arg, false, &env.interval_s) ||
-		    env.interval_s < 0.05 || env.interval_s > 3600)
-			argp_error(state, "invalid interval: %s (0.05 to 3600 seconds)", arg);
+		env.interval_s = opt_seconds(state, "interval", arg, 0.05, 3600);
 		break;
 	case 'n':
-		if (parse_u64(arg, 1, 1000000000, &v))
-			argp_error(state, "invalid count: %s", arg);
-		env.count = (long)v;
+		env.count = opt_count(state, arg);
 		break;
 	case 'b':
 		env.batch = true;
@@ -729,14 +724,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.batch = true;
 		break;
 	case OPT_STUCK_MS:
-		if (parse_u64(arg, 0, 1000ULL * 86400 * 365, &v))
-			argp_error(state, "invalid --stuck-ms: %s", arg);
-		env.stuck_ms = v;
+		env.stuck_ms = opt_u64(state, "--stuck-ms", arg, 0, 1000ULL * 86400 * 365,
+				       "milliseconds");
 		break;
 	case 'p':
-		if (parse_u64(arg, 1, 4194304, &v))
-			argp_error(state, "invalid pid: %s", arg);
-		env.pid = (int)v;
+		env.pid = opt_pid(state, arg);
 		break;
 	case 'g':
 		for (i = 0; i < TOP_NR_GROUPS; i++)
@@ -746,32 +738,23 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			    (i == TOP_BY_CONTEXT && !strcmp(arg, "ctx")))
 				break;
 		if (i == TOP_NR_GROUPS)
-			argp_error(state, "invalid group: %s (process, device, context, file)", arg);
+			opt_invalid(state, "group", arg, "process, device, context, file");
 		env.group = i;
 		break;
 	case 's':
 		i = aio_col_parse(arg);
 		if (i <= 0 || i > TOP_NR_COLS)
-			argp_error(state, "invalid sort column: %s", arg);
+			opt_invalid(state, "sort column", arg, NULL);
 		env.sort = (enum top_col)(i - 1);
 		break;
 	case OPT_MODE:
-		if (!strcmp(arg, "auto"))
-			env.mode = TRACER_MODE_AUTO;
-		else if (!strcmp(arg, "fentry"))
-			env.mode = TRACER_MODE_FENTRY;
-		else if (!strcmp(arg, "kprobe"))
-			env.mode = TRACER_MODE_KPROBE;
-		else if (!strcmp(arg, "syscalls"))
-			env.mode = TRACER_MODE_SYSCALLS;
-		else
-			argp_error(state, "invalid mode: %s (auto, fentry, kprobe, syscalls)", arg);
+		opt_mode(state, arg, &env.mode);
 		break;
 	case 'v':
 		env.verbose = true;
 		break;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument: %s", arg);
+		opt_unexpected(state, arg);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
