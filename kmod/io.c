@@ -116,9 +116,13 @@ void aiodev_store_free(struct aiodev_dev *dev)
 	xa_destroy(&dev->pages);
 }
 
-/* Copies the store at @pos into @iter: bytes moved or -errno if none. */
-static ssize_t aiodev_store_read(struct aiodev_dev *dev, loff_t pos,
-				 struct iov_iter *iter)
+/*
+ * Copies between the store at @pos and @iter, page by page: into the store
+ * (@write, whose pages aiodev_store_prepare() has put in place) or out of it
+ * (a page never written reads as zeroes). Bytes moved, or -EFAULT if none.
+ */
+static ssize_t aiodev_store_copy(struct aiodev_dev *dev, loff_t pos,
+				 struct iov_iter *iter, bool write)
 {
 	size_t want = iov_iter_count(iter), done = 0;
 
@@ -129,39 +133,14 @@ static ssize_t aiodev_store_read(struct aiodev_dev *dev, loff_t pos,
 		struct page *page = xa_load(&dev->pages, pos >> PAGE_SHIFT);
 		size_t n;
 
-		if (page)
+		if (write && WARN_ON_ONCE(!page))
+			break;
+		if (write)
+			n = copy_page_from_iter(page, off, chunk, iter);
+		else if (page)
 			n = copy_page_to_iter(page, off, chunk, iter);
 		else
 			n = iov_iter_zero(chunk, iter);
-		done += n;
-		pos += n;
-		if (n < chunk)
-			break;
-	}
-	if (!done && want)
-		return -EFAULT;
-	return done;
-}
-
-/*
- * Copies @iter into the store at @pos, whose pages aiodev_store_prepare()
- * has put in place: bytes moved or -EFAULT if none.
- */
-static ssize_t aiodev_store_write(struct aiodev_dev *dev, loff_t pos,
-				  struct iov_iter *iter)
-{
-	size_t want = iov_iter_count(iter), done = 0;
-
-	while (iov_iter_count(iter)) {
-		size_t off = offset_in_page(pos);
-		size_t chunk = min_t(size_t, PAGE_SIZE - off,
-				     iov_iter_count(iter));
-		struct page *page = xa_load(&dev->pages, pos >> PAGE_SHIFT);
-		size_t n;
-
-		if (WARN_ON_ONCE(!page))
-			break;
-		n = copy_page_from_iter(page, off, chunk, iter);
 		done += n;
 		pos += n;
 		if (n < chunk)
@@ -719,9 +698,27 @@ static ssize_t aiodev_move(struct aiodev_dev *dev, struct aiodev_req *req,
 {
 	if (req->fail)
 		return -EIO;
-	if (req->op == AIODEV_OP_READ)
-		return aiodev_store_read(dev, req->pos, iter);
-	return aiodev_store_write(dev, req->pos, iter);
+	return aiodev_store_copy(dev, req->pos, iter,
+				 req->op == AIODEV_OP_WRITE);
+}
+
+/*
+ * A write gets its store pages before it is admitted (without sleeping for
+ * @nowait); past the store's budget it is cut short, or fails if no page fits.
+ */
+static int aiodev_prepare_write(struct aiodev_dev *dev, struct kiocb *kiocb,
+				struct iov_iter *iter, u32 op, bool nowait)
+{
+	ssize_t ret;
+
+	if (op != AIODEV_OP_WRITE)
+		return 0;
+	ret = aiodev_store_prepare(dev, kiocb->ki_pos, iov_iter_count(iter),
+				   nowait);
+	if (ret < 0)
+		return ret;
+	iov_iter_truncate(iter, ret);
+	return 0;
 }
 
 /* Sleeps @ns interruptibly: 0, or -ERESTARTSYS on a signal. */
@@ -767,13 +764,9 @@ static ssize_t aiodev_rw_sync(struct aiodev_dev *dev, struct kiocb *kiocb,
 	if (nowait && (READ_ONCE(dev->cfg.latency_ns) ||
 		       READ_ONCE(dev->cfg.jitter_ns)))
 		return -EAGAIN;	/* the latency would block */
-	if (op == AIODEV_OP_WRITE) {
-		ret = aiodev_store_prepare(dev, kiocb->ki_pos,
-					   iov_iter_count(iter), nowait);
-		if (ret < 0)
-			return ret;
-		iov_iter_truncate(iter, ret);
-	}
+	ret = aiodev_prepare_write(dev, kiocb, iter, op, nowait);
+	if (ret)
+		return ret;
 
 	aiodev_req_init(&req, dev, kiocb, op, AIODEV_API_SYNC, kiocb->ki_pos,
 			iov_iter_count(iter));
@@ -805,13 +798,9 @@ static ssize_t aiodev_rw_async(struct aiodev_dev *dev, struct kiocb *kiocb,
 	bool wake, ready;
 	ssize_t ret;
 
-	if (op == AIODEV_OP_WRITE) {
-		ret = aiodev_store_prepare(dev, kiocb->ki_pos,
-					   iov_iter_count(iter), nowait);
-		if (ret < 0)
-			return ret;
-		iov_iter_truncate(iter, ret);
-	}
+	ret = aiodev_prepare_write(dev, kiocb, iter, op, nowait);
+	if (ret)
+		return ret;
 	req = kmem_cache_alloc(aiodev_req_cache,
 			       nowait ? GFP_NOWAIT | __GFP_NOWARN : GFP_KERNEL);
 	if (!req)
