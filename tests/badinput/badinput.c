@@ -47,7 +47,7 @@ static void result(bool ok, const char *fmt, ...)
 
 static void set(const char *knob, const char *val)
 {
-	int rc = knob_write(DEV, knob, val);
+	int rc = aiodev_knob_write(DEV, knob, val);
 
 	if (rc) {
 		fprintf(stderr, "badinput: cannot set %s=%s: %s\n", knob, val, strerror(-rc));
@@ -107,7 +107,7 @@ static void knob_bad_values(const char *knob, const char *good, const struct bad
 	memset(big_alpha, 'z', PAGE);
 	memset(huge, '9', sizeof(huge));
 	set(knob, good);
-	knob_read(DEV, knob, before, sizeof(before));
+	aiodev_knob_value(DEV, knob, before, sizeof(before));
 
 	for (int pass = 0; pass < 2; pass++) {
 		const struct bad *list = pass ? extra : common;
@@ -115,10 +115,10 @@ static void knob_bad_values(const char *knob, const char *good, const struct bad
 
 		for (int i = 0; i < cnt; i++) {
 			size_t len = list[i].len ? list[i].len : strlen(list[i].val);
-			int rc = knob_write_raw(DEV, knob, list[i].val, len);
+			int rc = aiodev_knob_write_raw(DEV, knob, list[i].val, len);
 
 			n++;
-			knob_read(DEV, knob, after, sizeof(after));
+			aiodev_knob_value(DEV, knob, after, sizeof(after));
 			if (rc != -EINVAL || strcmp(before, after)) {
 				size_t l = strlen(why);
 
@@ -131,8 +131,8 @@ static void knob_bad_values(const char *knob, const char *good, const struct bad
 		}
 	}
 	/* A zero-length write never reaches the driver (sysfs returns 0). */
-	zrc = knob_write_raw(DEV, knob, "", 0);
-	knob_read(DEV, knob, after, sizeof(after));
+	zrc = aiodev_knob_write_raw(DEV, knob, "", 0);
+	aiodev_knob_value(DEV, knob, after, sizeof(after));
 	if ((zrc != 0 && zrc != -EINVAL) || strcmp(before, after)) {
 		bad++;
 		snprintf(why + strlen(why), sizeof(why) - strlen(why), "; zero-length write: %d, value '%s'",
@@ -165,9 +165,9 @@ static void knob_nul_test(void)
 
 		if (knobs[i][1])
 			set(knobs[i][0], knobs[i][1]);
-		rc = knob_write_raw(DEV, knobs[i][0], val, len);
+		rc = aiodev_knob_write_raw(DEV, knobs[i][0], val, len);
 		if (knobs[i][1])
-			knob_read(DEV, knobs[i][0], after, sizeof(after));
+			aiodev_knob_value(DEV, knobs[i][0], after, sizeof(after));
 		if (rc != -EINVAL || (knobs[i][1] && strcmp(after, knobs[i][1])))
 			snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s: %s",
 				 why[0] ? "; " : "", knobs[i][0], rc ? strerror(-rc) : "accepted");
@@ -235,19 +235,19 @@ static void knob_tests(void)
 		};
 
 		for (unsigned int i = 0; i < sizeof(list) / sizeof(list[0]); i++, n++) {
-			rc = knob_write(DEV, "abort", list[i].val);
+			rc = aiodev_knob_write(DEV, "abort", list[i].val);
 			if (rc != -EINVAL) {
 				bad++;
 				fprintf(stderr, "badinput: abort '%s': %d\n", list[i].name, rc);
 			}
 		}
-		rc = knob_read(DEV, "abort", back, sizeof(back));
+		rc = aiodev_knob_value(DEV, "abort", back, sizeof(back));
 		result(!bad && rc, "knob abort: %d bad values refused with EINVAL, not readable (%s)",
 		       n, rc ? strerror(-rc) : "readable!");
 	}
 
 	/* stats: read-only */
-	rc = knob_write(DEV, "stats", "0");
+	rc = aiodev_knob_write(DEV, "stats", "0");
 	result(rc == -EACCES || rc == -EPERM || rc == -EINVAL || rc == -EIO,
 	       "stats is read-only (write: %s)", rc ? strerror(-rc) : "accepted");
 	defaults();
@@ -292,7 +292,7 @@ static long do_io(int api, int fd, int op, void *buf, size_t len, long long off,
 			return rc < 0 ? rc : -EIO;
 		rc = io_getevents(actx, 1, 1, &ev, &ts);
 		if (rc != 1) {
-			knob_write(DEV, "abort", "1");
+			aiodev_knob_write(DEV, "abort", "1");
 			io_getevents(actx, 1, 1, &ev, NULL);
 			return TIMEOUT_RES;
 		}
@@ -315,7 +315,7 @@ static long do_io(int api, int fd, int op, void *buf, size_t len, long long off,
 		if (rc != 1)
 			return rc < 0 ? rc : -EIO;
 		if (io_uring_wait_cqe_timeout(&ring, &cqe, &ts)) {
-			knob_write(DEV, "abort", "1");
+			aiodev_knob_write(DEV, "abort", "1");
 			if (io_uring_wait_cqe(&ring, &cqe))
 				return TIMEOUT_RES;
 			io_uring_cqe_seen(&ring, cqe);
@@ -728,7 +728,7 @@ static void race_tests(int seconds)
 			pthread_create(&th[i], NULL, race_io, &r[i]);
 		end = now_ns() + (uint64_t)seconds * 1000000000ull / 3;
 		while (now_ns() < end && !race_stop) {
-			knob_write(DEV, "abort", "1");
+			aiodev_knob_write(DEV, "abort", "1");
 			aborts++;
 			usleep(rnd_below(&seed, 2000));
 		}
@@ -736,7 +736,7 @@ static void race_tests(int seconds)
 		/* keep aborting until the I/O threads are out (stalled requests) */
 		for (int i = 0; i < NAPI; i++) {
 			while (pthread_tryjoin_np(th[i], NULL)) {
-				knob_write(DEV, "abort", "1");
+				aiodev_knob_write(DEV, "abort", "1");
 				usleep(1000);
 			}
 		}
@@ -748,11 +748,11 @@ static void race_tests(int seconds)
 		       api_name[a], (unsigned long long)r[a].n, (unsigned long long)r[a].cancelled,
 		       (unsigned long long)r[a].bad, (unsigned long long)r[a].hang,
 		       r[a].err[0] ? ": " : "", r[a].err);
-	knob_write(DEV, "abort", "1");
-	stats_read(DEV, &st);
-	result(stats_invariant(&st) && st.inflight == 0,
+	aiodev_knob_write(DEV, "abort", "1");
+	aiodev_stats_read(DEV, &st, NULL);
+	result(aiodev_stats_consistent(&st) && st.inflight == 0,
 	       "after %llu aborts: inflight %llu, stats invariant %s", (unsigned long long)aborts,
-	       (unsigned long long)st.inflight, stats_invariant(&st) ? "holds" : "broken");
+	       (unsigned long long)st.inflight, aiodev_stats_consistent(&st) ? "holds" : "broken");
 }
 
 int main(int argc, char **argv)

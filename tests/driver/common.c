@@ -38,39 +38,9 @@ int failures(void)
 	return nfail;
 }
 
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-void sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
 int write_knob(const char *knob, const char *val)
 {
-	char path[256];
-	ssize_t n;
-	int fd, err = 0;
-
-	snprintf(path, sizeof(path), SYS_DIR "/%s", knob);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	if (n < 0)
-		err = -errno;
-	else if ((size_t)n != strlen(val))
-		err = -EIO;
-	close(fd);
-	return err;
+	return aiodev_knob_write(0, knob, val);
 }
 
 void set_knob(const char *knob, const char *val)
@@ -91,22 +61,7 @@ void set_knob_u64(const char *knob, uint64_t val)
 
 int read_knob(const char *knob, char *buf, size_t len)
 {
-	char path[256];
-	ssize_t n;
-	int fd, err = 0;
-
-	snprintf(path, sizeof(path), SYS_DIR "/%s", knob);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0) {
-		err = -errno;
-		n = 0;
-	}
-	buf[n] = '\0';
-	close(fd);
-	return err;
+	return aiodev_knob_read(0, knob, buf, len);
 }
 
 uint64_t knob_u64(const char *knob)
@@ -135,38 +90,14 @@ void reset_knobs(void)
 	set_knob("abort", "1");
 }
 
-void read_stats(struct stats *st)
+void read_stats(struct aiodev_stats *st)
 {
-	static const char *const keys[] = {
-		"submitted", "completed", "failed", "cancelled", "stalled",
-		"inflight", "max_inflight", "bytes_read", "bytes_written",
-	};
-	uint64_t *vals[] = {
-		&st->submitted, &st->completed, &st->failed, &st->cancelled,
-		&st->stalled, &st->inflight, &st->max_inflight, &st->bytes_read,
-		&st->bytes_written,
-	};
-	char buf[1024], *line, *save = NULL;
-	unsigned int i = 0;
-	int err = read_knob("stats", buf, sizeof(buf));
+	int line = 0, err = aiodev_stats_read(0, st, &line);
 
+	if (err == -EPROTO)
+		die("stats malformed at line %d (want the nine keys in order)", line);
 	if (err)
 		die("cannot read stats: %s", strerror(-err));
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save), i++) {
-		char key[32];
-		unsigned long long v;
-
-		if (i >= 9 || sscanf(line, "%31s %llu", key, &v) != 2 || strcmp(key, keys[i]))
-			die("stats line %u malformed: '%s'", i, line);
-		*vals[i] = v;
-	}
-	if (i != 9)
-		die("stats has %u lines, want 9", i);
-}
-
-bool stats_consistent(const struct stats *st)
-{
-	return st->submitted == st->completed + st->failed + st->cancelled + st->inflight;
 }
 
 int open_dev(int flags)

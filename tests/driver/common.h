@@ -10,32 +10,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../lib/aiodev.h"	/* now_ns, sleep_ms, aiodev_knob_*, struct aiodev_stats */
+
 #define DEV_PATH "/dev/aiodev0"
 #define SYS_DIR "/sys/class/aiodev/aiodev0"
 #define DBG_PENDING "/sys/kernel/debug/aiodev/aiodev0/pending"
-
-struct stats {
-	uint64_t submitted, completed, failed, cancelled, stalled;
-	uint64_t inflight, max_inflight, bytes_read, bytes_written;
-};
 
 /* Results: "ok - NAME" / "not ok - NAME: why"; returns cond. */
 bool check(bool cond, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int failures(void);
 
-uint64_t now_ns(void);
-void sleep_ms(unsigned int ms);
-
-/* sysfs knobs: write_knob returns 0 or -errno of the write(2). */
+/*
+ * aiodev0's knobs (tests/lib/aiodev.h for any device): write_knob returns 0 or
+ * -errno of the write(2); read_knob keeps the newline; the others abort the test
+ * on an error.
+ */
 int write_knob(const char *knob, const char *val);
-void set_knob(const char *knob, const char *val);	/* aborts the test on error */
+void set_knob(const char *knob, const char *val);
 void set_knob_u64(const char *knob, uint64_t val);
-int read_knob(const char *knob, char *buf, size_t len);	/* 0 or -errno, newline kept */
+int read_knob(const char *knob, char *buf, size_t len);
 uint64_t knob_u64(const char *knob);
 void reset_knobs(void);
-void read_stats(struct stats *st);
-bool stats_consistent(const struct stats *st);
+void read_stats(struct aiodev_stats *st);
 
 int open_dev(int flags);
 void fill_pattern(void *buf, size_t len, uint64_t seed);

@@ -158,7 +158,7 @@ static void test_many_inflight(void)
 	struct iocb cbs[200], *cbp[200];
 	struct io_event ev[200];
 	io_context_t ctx = 0;
-	struct stats st;
+	struct aiodev_stats st;
 	int fd = open_dev(O_RDWR), i, got, lines;
 
 	set_knob("completion", "hrtimer");

@@ -17,7 +17,7 @@
 
 static char buf[64][4096];
 
-static struct stats st0;
+static struct aiodev_stats st0;
 
 static void stats_mark(void)
 {
@@ -29,7 +29,7 @@ static void test_cancel_basic(void)
 	struct iocb cb, cb2, *cbp = &cb;
 	struct io_event ev, evc;
 	io_context_t ctx = 0;
-	struct stats st;
+	struct aiodev_stats st;
 	int fd = open_dev(O_RDWR), r, got;
 	uint64_t t0;
 
@@ -54,7 +54,7 @@ static void test_cancel_basic(void)
 	check(r == -EINVAL, "cancel: a second io_cancel returns -EINVAL", "r=%d", r);
 	read_stats(&st);
 	check(st.cancelled == st0.cancelled + 1 && st.stalled == st0.stalled + 1 &&
-	      st.inflight == 0 && stats_consistent(&st),
+	      st.inflight == 0 && aiodev_stats_consistent(&st),
 	      "cancel: stats count 1 stalled, 1 cancelled, 0 inflight", "cancelled +%lu stalled +%lu",
 	      (unsigned long)(st.cancelled - st0.cancelled), (unsigned long)(st.stalled - st0.stalled));
 	set_knob("stall_every", "0");
@@ -217,7 +217,7 @@ static void test_abort_and_listing(void)
 	io_context_t ctx = 0;
 	struct io_uring ring;
 	struct io_uring_cqe *cqe;
-	struct stats st;
+	struct aiodev_stats st;
 	int fd = open_dev(O_RDWR), i, got, ugot = 0, ubad = 0, lines, bad;
 	const char *why;
 
@@ -265,7 +265,7 @@ static void test_abort_and_listing(void)
 	      "abort: releases stalled libaio and io_uring requests with -ECANCELED",
 	      "aio got=%d uring got=%d bad=%d", got, ugot, ubad);
 	read_stats(&st);
-	check(st.cancelled == st0.cancelled + 8 && st.inflight == 0 && stats_consistent(&st),
+	check(st.cancelled == st0.cancelled + 8 && st.inflight == 0 && aiodev_stats_consistent(&st),
 	      "abort: stats count 8 cancelled, 0 inflight", "cancelled +%lu inflight %lu",
 	      (unsigned long)(st.cancelled - st0.cancelled), (unsigned long)st.inflight);
 	bad = parse_pending(1, &lines, &why);
@@ -295,7 +295,7 @@ static void test_fail_every(void)
 	struct iocb cbs[N], *cbp[N];
 	struct io_event ev[N];
 	io_context_t ctx = 0;
-	struct stats st;
+	struct aiodev_stats st;
 	int fd = open_dev(O_RDWR), i, got, eio = 0, wrong = 0, data_bad = 0;
 	static char a[4096], b[N][4096], r[4096];
 	ssize_t n1, n2, n3;
@@ -363,7 +363,7 @@ static void test_stall_every(void)
 	struct iocb cbs[N], *cbp[N];
 	struct io_event ev[N];
 	io_context_t ctx = 0;
-	struct stats st;
+	struct aiodev_stats st;
 	int fd = open_dev(O_RDWR), i, got, lines, wrong = 0;
 	const char *why;
 

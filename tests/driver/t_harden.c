@@ -99,7 +99,7 @@ static long long fresh_page(int fd, int *enomem_seen)
 static void test_nowait_alloc(void)
 {
 	int fd = open_dev(O_RDWR), enomem = 0, r, got;
-	struct stats a, b;
+	struct aiodev_stats a, b;
 	struct io_uring ring;
 	struct io_uring_cqe *cqe;
 	struct io_uring_sqe *sqe;
@@ -362,7 +362,7 @@ static void test_sync_restart(void)
 	struct sigaction sa = { .sa_handler = on_alarm, .sa_flags = SA_RESTART };
 	struct itimerval it = { .it_value = { 0, 100000 } };
 	int fd = open_dev(O_RDWR), err;
-	struct stats a, b;
+	struct aiodev_stats a, b;
 	uint64_t t0, dt;
 	ssize_t n;
 
@@ -375,7 +375,7 @@ static void test_sync_restart(void)
 	dt = now_ns() - t0;
 	read_stats(&b);
 	check(n == 4096 && dt >= 350 * MS && b.submitted == a.submitted + 1 &&
-	      b.completed == a.completed + 1 && b.failed == a.failed && stats_consistent(&b),
+	      b.completed == a.completed + 1 && b.failed == a.failed && aiodev_stats_consistent(&b),
 	      "sync restart: a pread restarted after a signal (SA_RESTART) is counted once",
 	      "n=%zd after %.1f ms, submitted +%lu completed +%lu failed +%lu", n, dt / 1e6,
 	      (unsigned long)(b.submitted - a.submitted), (unsigned long)(b.completed - a.completed),
@@ -389,7 +389,7 @@ static void test_sync_restart(void)
 	err = errno;
 	read_stats(&b);
 	check(n == -1 && err == EINTR && b.submitted == a.submitted && b.failed == a.failed &&
-	      b.inflight == 0 && stats_consistent(&b),
+	      b.inflight == 0 && aiodev_stats_consistent(&b),
 	      "sync restart: a pwrite interrupted by a signal (EINTR) is not counted",
 	      "n=%zd errno=%d submitted +%lu failed +%lu inflight %lu", n, err,
 	      (unsigned long)(b.submitted - a.submitted), (unsigned long)(b.failed - a.failed),
@@ -452,7 +452,7 @@ static void exec_uring(int kill_it)
 {
 	int pipefd[2], status = 0, gone_early, gone, alive_after_kill = 0;
 	long ticks0 = 0, ticks1 = 0;
-	struct stats a, b;
+	struct aiodev_stats a, b;
 	uint64_t t0, dt;
 	char c, st, name[200];
 	pid_t pid;
@@ -539,7 +539,7 @@ static void fsync_teardown(int uring)
 				   "behind a stalled libaio write of the same context";
 	int pipefd[2], status = 0, gone, d_seen = 0;
 	struct io_uring ring;
-	struct stats a, b;
+	struct aiodev_stats a, b;
 	char name[200], c;
 	uint64_t t0, dt;
 	pid_t pid;

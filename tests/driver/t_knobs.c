@@ -134,7 +134,7 @@ static void test_abort_stats(void)
 	static const char *const bad[] = { "", "0", "2", "-1", "1x", "abc", huge, NULL };
 	char got[1024];
 	int i, err, wrong = 0;
-	struct stats a, b;
+	struct aiodev_stats a, b;
 
 	check(write_knob("abort", "1") == 0 && write_knob("abort", "1\n") == 0,
 	      "knob abort: '1' accepted", "refused");
@@ -164,7 +164,7 @@ static void test_queue_depth_behaviour(void)
 	struct io_event ev[8];
 	io_context_t ctx = 0;
 	static char buf[8][4096];
-	struct stats st;
+	struct aiodev_stats st;
 	int fd = open_dev(O_RDWR), i, got;
 	uint64_t t0, dt;
 

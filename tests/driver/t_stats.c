@@ -155,13 +155,13 @@ static void *uring_worker(void *arg)
 
 static void *reader(void *arg)
 {
-	struct stats st;
+	struct aiodev_stats st;
 
 	(void)arg;
 	while (!stop) {
 		read_stats(&st);
 		reads++;
-		if (!stats_consistent(&st) || st.inflight > st.max_inflight)
+		if (!aiodev_stats_consistent(&st) || st.inflight > st.max_inflight)
 			bad_reads++;
 		if (st.inflight > 48)
 			over_depth++;
@@ -187,7 +187,7 @@ static void *knobber(void *arg)
 int main(void)
 {
 	pthread_t th[6];
-	struct stats a, b;
+	struct aiodev_stats a, b;
 	int i;
 
 	reset_knobs();

@@ -39,7 +39,7 @@ static void submit_mix(io_context_t ctx, int fd, struct iocb *cbs)
 
 static bool wait_idle(int ms)
 {
-	struct stats st;
+	struct aiodev_stats st;
 
 	for (int i = 0; i < ms / 10; i++) {
 		read_stats(&st);
@@ -54,7 +54,7 @@ static void test_io_destroy(void)
 {
 	struct iocb cbs[8];
 	io_context_t ctx = 0;
-	struct stats a, b;
+	struct aiodev_stats a, b;
 	int fd = open_dev(O_RDWR), r;
 	uint64_t t0, dt;
 
@@ -82,7 +82,7 @@ static void test_child(int how)
 {
 	const char *what = how ? "kill -9 of a process blocked in io_getevents" :
 				 "exit without io_destroy";
-	struct stats a, b;
+	struct aiodev_stats a, b;
 	int pipefd[2], status = 0, d;
 	uint64_t t0, dt;
 	char name[160], c;
@@ -135,7 +135,7 @@ static void test_child(int how)
 
 static void test_uring_exit(void)
 {
-	struct stats a, b;
+	struct aiodev_stats a, b;
 	int pipefd[2], status = 0, d;
 	uint64_t t0, dt;
 	bool idle;

@@ -104,7 +104,7 @@ static int dev_open(int dev, int flags)
 
 static void write_abort(int dev)
 {
-	knob_write(dev, "abort", "1");
+	aiodev_knob_write(dev, "abort", "1");
 }
 
 /* ---- one request's shape, shared by both APIs ---- */
@@ -689,7 +689,7 @@ static void check_pending(struct kres *k, int dev)
 	char path[128], *b, *line, *save = NULL;
 
 	snprintf(path, sizeof(path), DEBUGFS_AIODEV "/aiodev%d/pending", dev);
-	b = read_file(path, NULL);
+	b = aiodev_read_file(path, NULL);
 	if (!b) {
 		k->pending_bad++;
 		seterr(k->err, sizeof(k->err), "cannot read %s: %s", path, strerror(errno));
@@ -709,14 +709,15 @@ static void check_pending(struct kres *k, int dev)
 static void check_stats(struct kres *k, int dev, struct aiodev_stats *prev)
 {
 	struct aiodev_stats st;
+	int line = 0;
 
-	if (stats_read(dev, &st)) {
+	if (aiodev_stats_read(dev, &st, &line)) {
 		k->stats_parse_err++;
-		seterr(k->err, sizeof(k->err), "aiodev%d: stats has %d of 9 keys", dev, st.nkeys);
+		seterr(k->err, sizeof(k->err), "aiodev%d: stats malformed at line %d", dev, line);
 		return;
 	}
 	k->stats_reads++;
-	if (!stats_invariant(&st)) {
+	if (!aiodev_stats_consistent(&st)) {
 		k->stats_violations++;
 		seterr(k->err, sizeof(k->err),
 		       "aiodev%d: submitted %llu != completed %llu + failed %llu + cancelled %llu + inflight %llu",
@@ -749,7 +750,7 @@ static bool knob_matches(const char *back, const char *val)
 static void set_knob(struct kres *k, int dev, const char *knob, const char *val)
 {
 	char back[64];
-	int rc = knob_write(dev, knob, val);
+	int rc = aiodev_knob_write(dev, knob, val);
 
 	if (rc) {
 		k->knob_write_err++;
@@ -757,7 +758,7 @@ static void set_knob(struct kres *k, int dev, const char *knob, const char *val)
 		return;
 	}
 	k->knob_writes++;
-	if (knob_read(dev, knob, back, sizeof(back)) || !knob_matches(back, val)) {
+	if (aiodev_knob_value(dev, knob, back, sizeof(back)) || !knob_matches(back, val)) {
 		k->knob_mismatch++;
 		seterr(k->err, sizeof(k->err), "%s: wrote %s, read back %s", knob, val, back);
 	}
@@ -804,7 +805,7 @@ static void run_knobs(uint64_t seed)
 			check_pending(k, i);
 		}
 		if (now_ns() > next_abort) {
-			int rc = knob_write(rnd_below(&seed, ndev), "abort", "1");
+			int rc = aiodev_knob_write(rnd_below(&seed, ndev), "abort", "1");
 
 			if (rc) {
 				k->abort_err++;
@@ -864,13 +865,13 @@ static void dump_task(pid_t pid)
 	char path[64], *b;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	b = read_file(path, NULL);
+	b = aiodev_read_file(path, NULL);
 	if (b) {
 		fprintf(stderr, "stress: stuck pid %d: %s", pid, b);
 		free(b);
 	}
 	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
-	b = read_file(path, NULL);
+	b = aiodev_read_file(path, NULL);
 	if (b) {
 		fprintf(stderr, "%s\n", b);
 		free(b);
@@ -1084,12 +1085,12 @@ int main(int argc, char **argv)
 			zero = true;
 			for (int d = 0; d < ndev; d++) {
 				write_abort(d);
-				if (stats_read(d, &st) || st.inflight) {
+				if (aiodev_stats_read(d, &st, NULL) || st.inflight) {
 					zero = false;
 					snprintf(why, sizeof(why), "aiodev%d inflight %llu", d,
 						 (unsigned long long)st.inflight);
 				}
-				if (!stats_invariant(&st))
+				if (!aiodev_stats_consistent(&st))
 					inv = false;
 			}
 			if (!zero)
