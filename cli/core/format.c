@@ -9,25 +9,21 @@
 
 /*
  * Print x (>= 1 in units[0]) with 3 significant digits, moving to the next
- * unit (x / base) while the rounded value would reach base.
+ * unit (x / 1000) while the rounded value would reach 1000.
  */
-static int fmt_sig3(char *buf, size_t len, double x, double base,
-		    const char *const *units, int nunits, bool two_dec)
+static int fmt_sig3(char *buf, size_t len, double x, const char *const *units,
+		    int nunits)
 {
 	int u = 0;
 
 	for (;;) {
-		bool last = u == nunits - 1;
-
-		if (two_dec && x < 9.995)
+		if (x < 9.995)
 			return snprintf(buf, len, "%.2f%s", x, units[u]);
-		if (!two_dec && x < 99.95)
+		if (x < 99.95)
 			return snprintf(buf, len, "%.1f%s", x, units[u]);
-		if (two_dec && x < 99.95)
-			return snprintf(buf, len, "%.1f%s", x, units[u]);
-		if (x < base - 0.5 || last)
+		if (x < 999.5 || u == nunits - 1)
 			return snprintf(buf, len, "%.0f%s", x, units[u]);
-		x /= base;
+		x /= 1000.0;
 		u++;
 	}
 }
@@ -76,35 +72,7 @@ int aio_fmt_ns(char *buf, size_t len, __u64 ns)
 		return -EINVAL;
 	if (ns < 1000)
 		return snprintf(buf, len, "%lluns", (unsigned long long)ns);
-	return fmt_sig3(buf, len, (double)ns / 1000.0, 1000.0, units, 3,
-			true);
-}
-
-int aio_fmt_rate(char *buf, size_t len, double bps)
-{
-	static const char *const units[] = { "kB/s", "MB/s", "GB/s",
-					     "TB/s", "PB/s" };
-
-	if (!buf || !len)
-		return -EINVAL;
-	if (!(bps > 0))
-		bps = 0;
-	if (bps < 999.5)
-		return snprintf(buf, len, "%.0fB/s", bps);
-	return fmt_sig3(buf, len, bps / 1000.0, 1000.0, units, 5, true);
-}
-
-int aio_fmt_bytes(char *buf, size_t len, __u64 bytes)
-{
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB",
-					     "PiB", "EiB" };
-
-	if (!buf || !len)
-		return -EINVAL;
-	if (bytes < 1024)
-		return snprintf(buf, len, "%lluB", (unsigned long long)bytes);
-	return fmt_sig3(buf, len, (double)bytes / 1024.0, 1024.0, units, 6,
-			false);
+	return fmt_sig3(buf, len, (double)ns / 1000.0, units, 3);
 }
 
 int aio_fmt_count(char *buf, size_t len, double n)
@@ -119,7 +87,7 @@ int aio_fmt_count(char *buf, size_t len, double n)
 		return snprintf(buf, len, "%.1f", n);
 	if (n < 999.5)
 		return snprintf(buf, len, "%.0f", n);
-	return fmt_sig3(buf, len, n / 1000.0, 1000.0, units, 5, true);
+	return fmt_sig3(buf, len, n / 1000.0, units, 5);
 }
 
 int aio_sparkline(char *buf, size_t len, const __u64 *vals, size_t n,

@@ -31,19 +31,6 @@ int aio_fmt_ns(char *buf, size_t len, __u64 ns);
 int aio_fmt_fixed(char *buf, size_t len, __u64 ns, __u64 unit, int digits);
 
 /*
- * aio_fmt_rate - bytes per second in decimal units with 3 significant
- * digits: "0B/s", "512B/s", "12.3kB/s", "12.3MB/s", "1.20GB/s", "3.40TB/s".
- * Negative or NaN rates print as "0B/s".
- */
-int aio_fmt_rate(char *buf, size_t len, double bytes_per_s);
-
-/*
- * aio_fmt_bytes - a size in bytes, binary units: "512B", "4.0KiB", "1.5MiB",
- * "2.0GiB", "1.0TiB" (one decimal below 100, none above).
- */
-int aio_fmt_bytes(char *buf, size_t len, __u64 bytes);
-
-/*
  * aio_fmt_count - a count or rate with 3 significant digits: "0", "950",
  * "12.3k", "4.56M", "1.20G"; fractions below 10 keep one decimal ("2.5").
  * Negative or NaN counts print as "0".

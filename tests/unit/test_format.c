@@ -2,7 +2,6 @@
 /* Unit tests of cli/core/format.[ch]. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <math.h>
 #include <string.h>
 
 #include "cli/core/format.h"
@@ -70,32 +69,6 @@ static void test_format_ns_rounding_boundaries(void)
 	EXPECT(aio_fmt_ns(b_, sizeof(b_), 999600000ULL), "1.00s");
 }
 
-static void test_format_rate(void)
-{
-	EXPECT(aio_fmt_rate(b_, sizeof(b_), 0), "0B/s");
-	EXPECT(aio_fmt_rate(b_, sizeof(b_), -5), "0B/s");
-	EXPECT(aio_fmt_rate(b_, sizeof(b_), NAN), "0B/s");
-	EXPECT(aio_fmt_rate(b_, sizeof(b_), 512), "512B/s");
-	EXPECT(aio_fmt_rate(b_, sizeof(b_), 999.4), "999B/s");
-	EXPECT(aio_fmt_rate(b_, sizeof(b_), 999.6), "1.00kB/s");
-	EXPECT(aio_fmt_rate(b_, sizeof(b_), 12300), "12.3kB/s");
-	EXPECT(aio_fmt_rate(b_, sizeof(b_), 12.3e6), "12.3MB/s");
-	EXPECT(aio_fmt_rate(b_, sizeof(b_), 1.2e9), "1.20GB/s");
-	EXPECT(aio_fmt_rate(b_, sizeof(b_), 3.4e12), "3.40TB/s");
-}
-
-static void test_format_bytes(void)
-{
-	EXPECT(aio_fmt_bytes(b_, sizeof(b_), 0), "0B");
-	EXPECT(aio_fmt_bytes(b_, sizeof(b_), 1023), "1023B");
-	EXPECT(aio_fmt_bytes(b_, sizeof(b_), 1024), "1.0KiB");
-	EXPECT(aio_fmt_bytes(b_, sizeof(b_), 4096), "4.0KiB");
-	EXPECT(aio_fmt_bytes(b_, sizeof(b_), 1536 * 1024), "1.5MiB");
-	EXPECT(aio_fmt_bytes(b_, sizeof(b_), 200ULL << 20), "200MiB");
-	EXPECT(aio_fmt_bytes(b_, sizeof(b_), 1ULL << 40), "1.0TiB");
-	EXPECT(aio_fmt_bytes(b_, sizeof(b_), ~0ULL), "16.0EiB");
-}
-
 static void test_format_count(void)
 {
 	EXPECT(aio_fmt_count(b_, sizeof(b_), 0), "0");
@@ -116,8 +89,7 @@ static void test_format_truncation_and_invalid(void)
 	UASSERT(aio_fmt_ns(b, sizeof(b), 2100000) == 6 && !strcmp(b, "2.1"),
 		"truncated to \"%s\"", b);
 	UASSERT(aio_fmt_ns(NULL, 10, 1) == -EINVAL, "NULL buffer");
-	UASSERT(aio_fmt_rate(b, 0, 1) == -EINVAL, "zero length");
-	UASSERT(aio_fmt_bytes(NULL, 1, 1) == -EINVAL, "NULL buffer bytes");
+	UASSERT(aio_fmt_ns(b, 0, 1) == -EINVAL, "zero length");
 	UASSERT(aio_fmt_count(NULL, 1, 1) == -EINVAL, "NULL buffer count");
 	UASSERT(aio_sparkline(NULL, 1, NULL, 0, 0, true) == -EINVAL,
 		"NULL sparkline buffer");
@@ -206,8 +178,6 @@ int main(void)
 	RUN(test_format_ns_units);
 	RUN(test_format_fixed);
 	RUN(test_format_ns_rounding_boundaries);
-	RUN(test_format_rate);
-	RUN(test_format_bytes);
 	RUN(test_format_count);
 	RUN(test_format_truncation_and_invalid);
 	RUN(test_format_sparkline_utf8);
