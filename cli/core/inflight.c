@@ -387,49 +387,6 @@ const struct aio_req *aio_inflight_next(const struct aio_inflight *t,
 	return NULL;
 }
 
-static int cmp_oldest(const void *a, const void *b)
-{
-	const struct aio_req *x = a, *y = b;
-
-	if (x->ts_ns != y->ts_ns)
-		return x->ts_ns < y->ts_ns ? -1 : 1;
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return 0;
-}
-
-ssize_t aio_inflight_older(const struct aio_inflight *t, __u64 now_ns,
-			   __u64 min_age_ns, struct aio_req **out)
-{
-	struct aio_req *v = NULL;
-	size_t i, n = 0;
-
-	if (out)
-		*out = NULL;
-	if (!t || !out)
-		return -EINVAL;
-	for (i = 0; i < t->cap; i++) {
-		const struct aio_req *r = &t->s[i];
-		__u64 age;
-
-		if (!r->id)
-			continue;
-		age = now_ns > r->ts_ns ? now_ns - r->ts_ns : 0;
-		if (age < min_age_ns)
-			continue;
-		if (!v) {
-			v = malloc(t->n * sizeof(*v));
-			if (!v)
-				return -ENOMEM;
-		}
-		v[n++] = *r;
-	}
-	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_oldest);
-	*out = v;
-	return (ssize_t)n;
-}
-
 int aio_inflight_depth(const struct aio_inflight *t, enum aio_group k,
 		       __u64 key, struct aio_depth *d)
 {
@@ -445,28 +402,6 @@ int aio_inflight_depth(const struct aio_inflight *t, enum aio_group k,
 	}
 	d->cur = g->cur;
 	d->max = g->max;
-	return 0;
-}
-
-int aio_inflight_depth_next(const struct aio_inflight *t, enum aio_group k,
-			    size_t *pos, struct aio_depth *d)
-{
-	const struct gtab *g;
-
-	if (!t || !pos || !d || (unsigned int)k >= AIO_GROUP_NR)
-		return -EINVAL;
-	g = &t->g[k];
-	for (; *pos < g->cap; (*pos)++) {
-		const struct gslot *s = &g->s[*pos];
-
-		if (!s->used)
-			continue;
-		d->key = s->key;
-		d->cur = s->cur;
-		d->max = s->max;
-		(*pos)++;
-		return 1;
-	}
 	return 0;
 }
 

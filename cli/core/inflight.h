@@ -15,7 +15,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/types.h>
 #include <linux/types.h>
 
 #include "../../bpf/aioscope.h"	/* the values of op and api */
@@ -51,7 +50,7 @@ struct aio_req {
 /* aio_group_key - the key of r in group kind k (0 for an invalid kind). */
 __u64 aio_group_key(const struct aio_req *r, enum aio_group k);
 
-/* Per-group queue depth, as returned by the group iterator. */
+/* Per-group queue depth, as returned by aio_inflight_depth(). */
 struct aio_depth {
 	__u64 key;	/* group key, see enum aio_group */
 	__u32 cur;	/* requests in flight now */
@@ -105,29 +104,12 @@ const struct aio_req *aio_inflight_next(const struct aio_inflight *t,
 					size_t *pos);
 
 /*
- * aio_inflight_older - requests whose age now_ns - ts_ns is >= min_age_ns,
- * oldest first (ties by id). *out gets a malloc'd array of copies that the
- * caller frees (NULL when none). Entries with ts_ns > now_ns have age 0.
- * Returns the number of entries, or -EINVAL / -ENOMEM (*out = NULL).
- */
-ssize_t aio_inflight_older(const struct aio_inflight *t, __u64 now_ns,
-			   __u64 min_age_ns, struct aio_req **out);
-
-/*
  * aio_inflight_depth - in-flight count of one group and its maximum since
  * the last interval reset. Returns 0, -ENOENT (group has nothing in flight
  * and no maximum recorded: *d = {key, 0, 0}), -EINVAL.
  */
 int aio_inflight_depth(const struct aio_inflight *t, enum aio_group k,
 		       __u64 key, struct aio_depth *d);
-
-/*
- * aio_inflight_depth_next - iterate the groups of kind k that have requests
- * in flight or a non-zero maximum: start with *pos = 0; returns 1 and fills
- * *d, 0 at the end, -EINVAL.
- */
-int aio_inflight_depth_next(const struct aio_inflight *t, enum aio_group k,
-			    size_t *pos, struct aio_depth *d);
 
 /*
  * aio_inflight_total_depth - requests in flight now (*cur) and the maximum
@@ -152,7 +134,12 @@ struct aio_inflight_stats {
 	size_t bytes;	/* bytes allocated by the table (all parts) */
 };
 
-/* aio_inflight_stats - counters and memory use of t into *s. */
+/*
+ * aio_inflight_stats - counters and memory use of t into *s. The tools do not
+ * show them; the unit tests check the replaced/dropped accounting promised
+ * above and the memory per request, and the core benchmark reports the bytes
+ * per pending request (docs/benchmarks.md).
+ */
 void aio_inflight_stats(const struct aio_inflight *t,
 			struct aio_inflight_stats *s);
 
