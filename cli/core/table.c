@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * table.c - per-group rows: id map + ordered vector (htop Table), snapshot
- * diffing (iotop-c create_diff), mark and sweep per interval.
+ * table.c - per-group rows: id map + ordered vector (htop Table), interval
+ * deltas of cumulative counters (iotop-c create_diff), mark and sweep per
+ * interval.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
-#include <limits.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,13 +40,7 @@ struct aio_table {
 	bool filter_is_num;
 	__u64 filter_num;
 
-	bool sel_valid;
-	__u64 sel_id;
-	size_t sel_idx;
-
 	struct aio_hist tot_lat;	/* merged interval latency */
-	struct aio_hist scratch_cur;	/* snapshot diffing */
-	struct aio_hist scratch_delta;
 };
 
 static const struct {
@@ -153,7 +147,6 @@ static void map_del(struct aio_table *t, struct rslot *s)
 static void row_free(struct aio_row *r)
 {
 	free(r->lat);
-	free(r->lat_cum_prev);
 	free(r);
 }
 
@@ -239,11 +232,6 @@ void aio_table_free(struct aio_table *t)
 	free(t);
 }
 
-enum aio_group aio_table_kind(const struct aio_table *t)
-{
-	return t->kind;
-}
-
 /* ---- feeding ---- */
 
 static void ident_from_req(struct aio_ident *id, const struct aio_req *r)
@@ -286,54 +274,6 @@ int aio_table_complete(struct aio_table *t, const struct aio_req *r,
 	if (!row->lat && row_lat(row))
 		return -ENOMEM;
 	aio_hist_add(row->lat, lat_ns);
-	return 0;
-}
-
-int aio_table_snapshot(struct aio_table *t, const struct aio_snap *s)
-{
-	struct aio_row *row;
-
-	if (!t || !s)
-		return -EINVAL;
-	row = row_get(t, s->id);
-	if (!row)
-		return -ENOMEM;
-	row->ident = s->ident;
-	row->ident.comm[AIO_COMM_LEN - 1] = '\0';
-	if (!row->snapped && t->o.new_rate_zero)
-		row->prev = s->cum;
-	row->total = s->cum;
-	row->seen = true;
-	if (s->has_depth) {
-		row->inflight = s->inflight;
-		row->max_inflight = s->max_inflight;
-		row->stuck = s->stuck;
-	}
-	if (s->cum_buckets) {
-		struct aio_hist *cur = &t->scratch_cur;
-		bool first = !row->lat_cum_prev;
-		bool skip = !row->snapped && t->o.new_rate_zero;
-
-		if (row_lat(row))
-			return -ENOMEM;
-		if (first) {
-			row->lat_cum_prev = calloc(1, sizeof(struct aio_hist));
-			if (!row->lat_cum_prev)
-				return -ENOMEM;
-		}
-		aio_hist_reset(cur);
-		aio_hist_add_buckets(cur, s->cum_buckets, AIO_HIST_BUCKETS);
-		if (s->cum_lat_sum_ns)
-			cur->sum = s->cum_lat_sum_ns;
-		if (!skip) {
-			aio_hist_diff(&t->scratch_delta, cur,
-				      row->lat_cum_prev);
-			aio_hist_merge(row->lat, &t->scratch_delta);
-		}
-		*row->lat_cum_prev = *cur;
-	}
-	row->depth_set = s->has_depth;
-	row->snapped = true;
 	return 0;
 }
 
@@ -402,7 +342,7 @@ static bool row_visible(const struct aio_table *t, const struct aio_row *r)
 
 static int rebuild(struct aio_table *t)
 {
-	size_t i, old_idx = t->sel_idx;
+	size_t i;
 
 	if (t->viscap < t->n) {
 		size_t cap = t->n < 16 ? 16 : t->n * 2;
@@ -422,20 +362,6 @@ static int rebuild(struct aio_table *t)
 	}
 	if (t->nvis > 1)
 		qsort_r(t->vis, t->nvis, sizeof(*t->vis), row_cmp, t);
-	if (!t->sel_valid)
-		return 0;
-	for (i = 0; i < t->nvis; i++) {
-		if (t->vis[i]->id == t->sel_id) {
-			t->sel_idx = i;
-			return 0;
-		}
-	}
-	if (!t->nvis) {
-		t->sel_valid = false;
-		return 0;
-	}
-	t->sel_idx = old_idx < t->nvis ? old_idx : t->nvis - 1;
-	t->sel_id = t->vis[t->sel_idx]->id;
 	return 0;
 }
 
@@ -479,7 +405,7 @@ int aio_table_end_interval(struct aio_table *t, __u64 now_ns,
 	for (i = 0; i < t->cap; i++) {
 		struct aio_row *r = t->map[i].row;
 
-		if (r && !r->depth_set)
+		if (r)
 			r->inflight = r->max_inflight = r->stuck = 0;
 	}
 	if (inf) {
@@ -492,8 +418,6 @@ int aio_table_end_interval(struct aio_table *t, __u64 now_ns,
 
 			if (!r)
 				return -ENOMEM;
-			if (r->depth_set)
-				continue;
 			if (r->fresh && !r->seen)
 				ident_from_req(&r->ident, q);
 			r->inflight++;
@@ -509,14 +433,13 @@ int aio_table_end_interval(struct aio_table *t, __u64 now_ns,
 
 		if (!r)
 			continue;
-		if (inf && !r->depth_set) {
+		if (inf) {
 			struct aio_depth d;
 
 			aio_inflight_depth(inf, t->kind, r->id, &d);
 			r->max_inflight = d.max > r->inflight ? d.max :
 								r->inflight;
 		}
-		r->depth_set = false;
 		counters_delta(&r->delta, &r->total, &r->prev);
 		r->prev = r->total;
 		r->reads_s = (double)r->delta.reads / secs;
@@ -605,13 +528,6 @@ size_t aio_table_size(const struct aio_table *t)
 	return t ? t->n : 0;
 }
 
-const struct aio_row *aio_table_find(const struct aio_table *t, __u64 id)
-{
-	if (!t)
-		return NULL;
-	return map_find(t, id)->row;
-}
-
 int aio_table_sort(struct aio_table *t, enum aio_col c, bool desc)
 {
 	if (!t || (unsigned int)c >= AIO_COL_NR)
@@ -655,57 +571,4 @@ const struct aio_row *aio_table_row(const struct aio_table *t, size_t i)
 	if (!t || i >= t->nvis)
 		return NULL;
 	return t->vis[i];
-}
-
-ssize_t aio_table_select(struct aio_table *t, __u64 id)
-{
-	size_t i;
-
-	if (!t)
-		return -EINVAL;
-	for (i = 0; i < t->nvis; i++) {
-		if (t->vis[i]->id == id) {
-			t->sel_valid = true;
-			t->sel_id = id;
-			t->sel_idx = i;
-			return (ssize_t)i;
-		}
-	}
-	return -ENOENT;
-}
-
-ssize_t aio_table_select_move(struct aio_table *t, long delta)
-{
-	long idx;
-
-	if (!t)
-		return -EINVAL;
-	if (!t->nvis)
-		return -ENOENT;
-	if (!t->sel_valid) {
-		idx = 0;
-	} else if (delta < 0) {
-		size_t back = delta == LONG_MIN ? (size_t)LONG_MAX + 1 :
-						  (size_t)-delta;
-
-		idx = back > t->sel_idx ? 0 : (long)(t->sel_idx - back);
-	} else {
-		size_t room = t->nvis - 1 - t->sel_idx;
-
-		idx = (size_t)delta > room ? (long)t->nvis - 1 :
-					     (long)t->sel_idx + delta;
-	}
-	t->sel_valid = true;
-	t->sel_idx = (size_t)idx;
-	t->sel_id = t->vis[idx]->id;
-	return idx;
-}
-
-ssize_t aio_table_selected(const struct aio_table *t, __u64 *id)
-{
-	if (!t || !t->sel_valid)
-		return -ENOENT;
-	if (id)
-		*id = t->sel_id;
-	return (ssize_t)t->sel_idx;
 }

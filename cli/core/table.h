@@ -3,22 +3,18 @@
  * table.h - per-group rows for the dashboard (aioscope core).
  *
  * htop's shape: an id map of rows plus an ordered vector of the visible rows
- * (filtered, sorted, selection kept by id). iotop's diffing: each row keeps
- * monotonic cumulative counters; at the end of every interval the row's
- * delta is current minus previous (wrap-safe), and the previous becomes the
- * current.
+ * (filtered, sorted). iotop's diffing: each row keeps monotonic cumulative
+ * counters; at the end of every interval the row's delta is current minus
+ * previous (wrap-safe), and the previous becomes the current.
  *
- * Two ways to feed it (a table may use both):
- *  - events: aio_table_complete() per finished request (the table keeps the
- *    cumulative counters and the interval latency histogram itself);
- *  - snapshots: aio_table_snapshot() per group with the kernel's monotonic
- *    counters (and optional cumulative bucket counts).
- * Either marks the row as seen in the current interval. At
- * aio_table_end_interval() rows not seen for more than opts.linger intervals
- * and with nothing in flight are swept (mark and sweep).
+ * Fed by events: aio_table_complete() per finished request. The table keeps
+ * the cumulative counters and the interval latency histogram itself, and
+ * marks the row as seen in the current interval. At aio_table_end_interval()
+ * rows not seen for more than opts.linger intervals and with nothing in
+ * flight are swept (mark and sweep).
  *
  * Cycle per interval:
- *   feed (complete/snapshot)... ; aio_table_end_interval(t, ...);
+ *   aio_table_complete()... ; aio_table_end_interval(t, ...);
  *   read rows via aio_table_row(); (after all tables: aio_inflight_interval_reset)
  *
  * Not thread-safe. Row pointers are valid until the next call that changes t.
@@ -28,7 +24,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/types.h>
 #include <linux/types.h>
 
 #include "hist.h"
@@ -44,7 +39,7 @@ struct aio_counters {
 	__u64 cancelled;	/* finished by cancellation */
 };
 
-/* Who a row is about: copied from the latest request/snapshot of the group. */
+/* Who a row is about: copied from the latest request of the group. */
 struct aio_ident {
 	__u32 pid;		/* tgid (latest submitter for non-pid groups) */
 	__u32 dev;		/* dev_t, new encoding; 0 unknown */
@@ -69,15 +64,12 @@ struct aio_row {
 	__u64 p99_ns;		/*   mean "no data" (print "-" / null) */
 	__u64 max_ns;
 	/* bookkeeping (read-only for callers) */
-	struct aio_counters total;	/* cumulative as last fed */
+	struct aio_counters total;	/* cumulative as fed */
 	struct aio_counters prev;	/* cumulative at the previous end */
 	struct aio_hist *lat;		/* interval latency (owned, lazy) */
-	struct aio_hist *lat_cum_prev;	/* snapshot mode: previous cumulative */
 	__u32 unseen;		/* consecutive intervals not fed */
 	bool seen;		/* fed in the current interval */
 	bool fresh;		/* created in the current interval */
-	bool snapped;		/* has had at least one snapshot */
-	bool depth_set;		/* a snapshot gave the depth this interval */
 	bool doomed;		/* being swept (internal) */
 };
 
@@ -109,8 +101,6 @@ int aio_col_parse(const char *name);
 
 struct aio_table_opts {
 	__u32 linger;		/* intervals an unfed idle row survives (2) */
-	bool new_rate_zero;	/* snapshot: a new id's first delta is 0 (iotop)
-				 * instead of its whole cumulative value (false) */
 	__u64 stuck_ns;		/* age for the stuck count (1 s) */
 };
 
@@ -127,9 +117,6 @@ struct aio_table *aio_table_new(enum aio_group kind,
 /* aio_table_free - free t and all rows (NULL allowed). */
 void aio_table_free(struct aio_table *t);
 
-/* aio_table_kind - the group kind of t. */
-enum aio_group aio_table_kind(const struct aio_table *t);
-
 /*
  * aio_table_complete - account one finished request r (the entry removed from
  * the in-flight table: gives group, identity, op). bytes: transferred
@@ -142,34 +129,12 @@ enum aio_group aio_table_kind(const struct aio_table *t);
 int aio_table_complete(struct aio_table *t, const struct aio_req *r,
 		       __u64 bytes, __s64 res, __u64 lat_ns, bool cancelled);
 
-/* Snapshot of one group from monotonic kernel counters. */
-struct aio_snap {
-	__u64 id;			/* group key */
-	struct aio_ident ident;		/* identity to show */
-	struct aio_counters cum;	/* monotonic counters */
-	const __u64 *cum_buckets;	/* NULL, or AIO_HIST_BUCKETS monotonic
-					 * latency bucket counts */
-	__u64 cum_lat_sum_ns;		/* monotonic latency sum, 0 unknown
-					 * (then avg is a midpoint estimate) */
-	bool has_depth;			/* the three fields below are valid */
-	__u32 inflight;			/* override the in-flight table's */
-	__u32 max_inflight;
-	__u32 stuck;
-};
-
-/*
- * aio_table_snapshot - record the current cumulative values of group s->id.
- * Counters going backwards are treated as a counter reset (delta 0).
- * Returns 0, -EINVAL, -ENOMEM.
- */
-int aio_table_snapshot(struct aio_table *t, const struct aio_snap *s);
-
 /*
  * aio_table_end_interval - close the interval of length interval_ns ending at
  * now_ns: compute every row's delta, rates and latency stats; take inflight,
  * max_inflight and stuck from inf (may be NULL; rows of groups with requests
  * in flight are created from those requests); sweep; rebuild the visible
- * vector (filter + sort) keeping the selection by id.
+ * vector (filter + sort).
  * Returns 0, -EINVAL (NULL t or interval_ns 0), -ENOMEM.
  */
 int aio_table_end_interval(struct aio_table *t, __u64 now_ns,
@@ -188,9 +153,6 @@ int aio_table_totals(const struct aio_table *t, struct aio_row *out,
 
 /* aio_table_size - number of rows (filter ignored). */
 size_t aio_table_size(const struct aio_table *t);
-
-/* aio_table_find - row of id (filter ignored), or NULL. */
-const struct aio_row *aio_table_find(const struct aio_table *t, __u64 id);
 
 /*
  * aio_table_sort - order the visible rows by column c, descending if desc;
@@ -211,26 +173,5 @@ size_t aio_table_visible(const struct aio_table *t);
 
 /* aio_table_row - i-th visible row in sort order, or NULL if i is too big. */
 const struct aio_row *aio_table_row(const struct aio_table *t, size_t i);
-
-/*
- * aio_table_select - select the row of id. Returns its visible index, or
- * -ENOENT (not visible; the selection is unchanged).
- */
-ssize_t aio_table_select(struct aio_table *t, __u64 id);
-
-/*
- * aio_table_select_move - move the selection by delta visible rows, clamped
- * to the first/last; with no selection, selects row 0. Returns the new
- * index, or -ENOENT if no row is visible.
- */
-ssize_t aio_table_select_move(struct aio_table *t, long delta);
-
-/*
- * aio_table_selected - visible index of the selected row (its id into *id if
- * id is not NULL), or -ENOENT when nothing is selected. When the selected
- * row disappears (swept or filtered out), the row now at its old index (or
- * the last) becomes selected.
- */
-ssize_t aio_table_selected(const struct aio_table *t, __u64 *id);
 
 #endif /* AIOSCOPE_CORE_TABLE_H */
