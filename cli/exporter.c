@@ -25,7 +25,6 @@
 #include "prom.h"
 #include "tracer.h"
 
-#define EXPORTER_DEFAULT_PORT 9476
 #define MAX_DEVS 256
 
 /* le edges of the exported histograms: 2^k - 1 ns, k = 10 .. 36 (1.023 us .. 68.7 s) */

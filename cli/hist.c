@@ -17,7 +17,6 @@
 #include "json.h"
 #include "tracer.h"
 
-
 /* cumulative state of one (kind, group) */
 struct hgroup {
 	enum tracer_hist_kind kind;

@@ -79,14 +79,6 @@ void stuck_list_filter_age(struct stuck_list *l, uint64_t older_than_ns)
 	l->n = j;
 }
 
-bool stuck_list_has(const struct stuck_list *l, uint64_t id)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].id == id)
-			return true;
-	return false;
-}
-
 static int read_one(const char *file, const char *devname, struct stuck_list *l)
 {
 	char line[512];

@@ -20,8 +20,6 @@ struct stuck_req *stuck_list_add(struct stuck_list *l);
 void stuck_list_sort(struct stuck_list *l);
 /* Drop entries younger than @older_than_ns. */
 void stuck_list_filter_age(struct stuck_list *l, uint64_t older_than_ns);
-/* True when the list already holds request @id (sources overlap for aiodev). */
-bool stuck_list_has(const struct stuck_list *l, uint64_t id);
 
 /*
  * Read every /sys/kernel/debug/aiodev/aiodevN/pending under @root (NULL: the

@@ -89,11 +89,6 @@ int top_col_for_key(int ch)
 	return -1;
 }
 
-int top_col_key(enum top_col c)
-{
-	return cols[c].key;
-}
-
 /* ---------- small formatters (fixed width, never wider than asked) ---------- */
 
 /* A latency: "-" when there is no data (0 is never a measured latency here). */

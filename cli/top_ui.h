@@ -37,7 +37,6 @@ void top_ui_restore_now(void);
 int top_handle_key(struct top_view_state *st, const struct top_frame *fr, int ch);
 double top_interval_step(double cur, int dir);
 int top_col_for_key(int ch);
-int top_col_key(enum top_col c);
 
 void top_fmt_ns(char *buf, size_t sz, uint64_t ns);
 void top_fmt_rate(char *buf, size_t sz, double v);

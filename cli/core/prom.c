@@ -3,7 +3,6 @@
  * prom.c - Prometheus text format 0.0.4 / OpenMetrics 1.0.0 writer (see prom.h).
  */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -181,20 +180,6 @@ void aio_prom_u64(struct aio_prom *p, const struct aio_prom_label *l, size_t nl,
 
 	sample_head(p, scalar_suffix(p), l, nl, NULL, NULL);
 	snprintf(b, sizeof(b), "%llu\n", (unsigned long long)v);
-	put(p, b);
-}
-
-void aio_prom_double(struct aio_prom *p, const struct aio_prom_label *l, size_t nl, double v)
-{
-	char b[40];
-
-	sample_head(p, scalar_suffix(p), l, nl, NULL, NULL);
-	if (isnan(v))
-		snprintf(b, sizeof(b), "NaN\n");
-	else if (isinf(v))
-		snprintf(b, sizeof(b), "%sInf\n", v < 0 ? "-" : "+");
-	else
-		snprintf(b, sizeof(b), "%.17g\n", v);
 	put(p, b);
 }
 

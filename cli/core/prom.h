@@ -63,7 +63,6 @@ void aio_prom_family(struct aio_prom *p, const char *name, enum aio_prom_type ty
 
 /* One sample of the current counter or gauge family. */
 void aio_prom_u64(struct aio_prom *p, const struct aio_prom_label *l, size_t nl, __u64 v);
-void aio_prom_double(struct aio_prom *p, const struct aio_prom_label *l, size_t nl, double v);
 /* A value in ns written in seconds, exactly ("0.000001023"). */
 void aio_prom_ns(struct aio_prom *p, const struct aio_prom_label *l, size_t nl, __u64 ns);
 

@@ -2,7 +2,6 @@
 /* Unit tests of cli/core/prom.[ch]: the Prometheus / OpenMetrics writer. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,16 +66,10 @@ static void test_prom_gauge_no_suffix(void)
 	begin(false);
 	aio_prom_family(&P, "aioscope_inflight_requests", AIO_PROM_GAUGE, "now");
 	aio_prom_u64(&P, NULL, 0, 3);
-	aio_prom_double(&P, NULL, 0, INFINITY);
-	aio_prom_double(&P, NULL, 0, NAN);
-	aio_prom_double(&P, NULL, 0, 0.25);
 	s = finish();
 	UASSERT(!strcmp(s, "# HELP aioscope_inflight_requests now\n"
 			   "# TYPE aioscope_inflight_requests gauge\n"
-			   "aioscope_inflight_requests 3\n"
-			   "aioscope_inflight_requests +Inf\n"
-			   "aioscope_inflight_requests NaN\n"
-			   "aioscope_inflight_requests 0.25\n"), "got [%s]", s);
+			   "aioscope_inflight_requests 3\n"), "got [%s]", s);
 }
 
 static void test_prom_label_escaping(void)
