@@ -54,6 +54,7 @@ void ksyms_read(FILE *f, struct ksyms *k);
 #define KSYM_NAME_MAX 256	/* longer names are cut */
 /* One line: 1 with *addr and @name, 0 when it does not parse or the address is 0. */
 int ksym_parse_line(const char *line, uint64_t *addr, char name[KSYM_NAME_MAX]);
+/* ksyms_free - free what ksyms_read() added; @k is empty again. */
 void ksyms_free(struct ksyms *k);
 /* "name+0xoff" of the nearest symbol at or below @ip, or "0x..." */
 const char *ksyms_fmt(const struct ksyms *k, uint64_t ip, char *buf, size_t len);
