@@ -31,6 +31,8 @@ static const char *const group_names[TOP_NR_GROUPS] = {
 	[TOP_BY_FILE] = "file",
 };
 
+static int top_layout_width(const struct top_layout *l);
+
 const char *top_group_name(enum top_group g)
 {
 	return g < TOP_NR_GROUPS ? group_names[g] : "?";
@@ -81,7 +83,7 @@ static const struct colspec cols[TOP_NR_COLS] = {
 	[COL_STUCK]    = { "STUCK",     5, false, 'S' },
 };
 
-int top_col_for_key(int ch)
+static int top_col_for_key(int ch)
 {
 	for (int c = 0; c < TOP_NR_COLS; c++)
 		if (cols[c].key == ch)
@@ -110,7 +112,7 @@ void top_fmt_count(char *buf, size_t sz, uint64_t v)
 	aio_fmt_count(buf, sz, (double)v);
 }
 
-void top_fmt_age(char *buf, size_t sz, uint64_t ns)
+static void top_fmt_age(char *buf, size_t sz, uint64_t ns)
 {
 	if (ns >= 100ULL * 1000000000ULL)
 		snprintf(buf, sz, "%.0fs", ns / 1e9);
@@ -126,7 +128,7 @@ void top_fmt_duration(char *buf, size_t sz, double s)
 }
 
 /* One table cell for row @r, column @c. */
-void top_fmt_cell(char *buf, size_t sz, const struct top_row *r, enum top_col c)
+static void top_fmt_cell(char *buf, size_t sz, const struct top_row *r, enum top_col c)
 {
 	switch (c) {
 	case COL_PID:
@@ -187,7 +189,7 @@ void top_fmt_cell(char *buf, size_t sz, const struct top_row *r, enum top_col c)
  * narrower terminal text columns shrink first, then the least needed columns
  * are hidden (width 0), so the rightmost ones (ERR CNCL STUCK) stay visible.
  */
-void top_layout_fit(struct top_layout *l, int avail)
+static void top_layout_fit(struct top_layout *l, int avail)
 {
 	static const struct { enum top_col c; int w; } steps[] = {
 		{ COL_DEV, 10 }, { COL_COMM, 10 }, { COL_RS, 6 }, { COL_WS, 6 },
@@ -205,7 +207,7 @@ void top_layout_fit(struct top_layout *l, int avail)
 	}
 }
 
-int top_layout_width(const struct top_layout *l)
+static int top_layout_width(const struct top_layout *l)
 {
 	int w = 0;
 
@@ -265,7 +267,7 @@ void top_fmt_row(char *buf, size_t sz, const struct top_row *r, const struct top
 	}
 }
 
-void top_fmt_spark(char *buf, size_t sz, const uint64_t *v, size_t n, bool utf8)
+static void top_fmt_spark(char *buf, size_t sz, const uint64_t *v, size_t n, bool utf8)
 {
 	__u64 vals[TOP_SPARK_LEN];
 
@@ -630,7 +632,7 @@ static void ui_draw(struct top_view_state *st, const struct top_frame *fr)
 
 static const double steps[] = { 0.1, 0.2, 0.5, 1, 2, 3, 5, 10, 30, 60 };
 
-double top_interval_step(double cur, int dir)
+static double top_interval_step(double cur, int dir)
 {
 	size_t n = sizeof(steps) / sizeof(steps[0]);
 
@@ -663,7 +665,7 @@ static void move_selection(struct top_view_state *st, const struct top_frame *fr
 	st->have_selection = true;
 }
 
-int top_handle_key(struct top_view_state *st, const struct top_frame *fr, int ch)
+static int top_handle_key(struct top_view_state *st, const struct top_frame *fr, int ch)
 {
 	int col;
 

@@ -34,24 +34,16 @@ extern const struct top_view top_curses_view;
  */
 void top_ui_restore_now(void);
 
-int top_handle_key(struct top_view_state *st, const struct top_frame *fr, int ch);
-double top_interval_step(double cur, int dir);
-int top_col_for_key(int ch);
 
 void top_fmt_ns(char *buf, size_t sz, uint64_t ns);
 void top_fmt_rate(char *buf, size_t sz, double v);
 void top_fmt_count(char *buf, size_t sz, uint64_t v);
-void top_fmt_age(char *buf, size_t sz, uint64_t ns);
 void top_fmt_duration(char *buf, size_t sz, double s);
-void top_fmt_cell(char *buf, size_t sz, const struct top_row *r, enum top_col c);
 /* Column widths (0: hidden); NULL everywhere means the full 127-column table. */
 struct top_layout {
 	int width[TOP_NR_COLS];
 };
-void top_layout_fit(struct top_layout *l, int avail);
-int top_layout_width(const struct top_layout *l);
 void top_fmt_header(char *buf, size_t sz, const struct top_layout *l);
 void top_fmt_row(char *buf, size_t sz, const struct top_row *r, const struct top_layout *l);
-void top_fmt_spark(char *buf, size_t sz, const uint64_t *v, size_t n, bool utf8);
 
 #endif
