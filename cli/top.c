@@ -83,6 +83,9 @@ struct top_collect {
 	uint64_t spark_sec;		/* second (since start) of spark[last] */
 	size_t nspark;
 	uint64_t events;
+	/* pending requests a sample could not hold (its table full): this sample's
+	 * and the most of any sample in the interval, reported as lost */
+	uint64_t sample_full, sample_full_max;
 	int err;
 };
 
@@ -143,6 +146,8 @@ static int on_inflight(void *ctx, const struct tracer_inflight *q)
 	memcpy(r.comm, q->comm, sizeof(r.comm));
 	r.comm[sizeof(r.comm) - 1] = '\0';
 	rc = aio_inflight_insert(c->fresh, &r);
+	if (rc == -ENOSPC)
+		c->sample_full++;
 	return rc < 0 && rc != -ENOSPC ? rc : 0;
 }
 
@@ -209,7 +214,8 @@ static void fresh_add_debugfs(struct top_collect *c, uint64_t now)
 			continue;	/* the tracer has it, with its context */
 		aiodev_node(s->path, &r);
 		memcpy(r.comm, s->comm, sizeof(r.comm) - 1);
-		aio_inflight_insert(c->fresh, &r);
+		if (aio_inflight_insert(c->fresh, &r) == -ENOSPC)
+			c->sample_full++;
 	}
 }
 
@@ -251,10 +257,13 @@ static int inflight_sync(struct top_collect *c)
 	stuck_list_reset(&c->pend);
 	aiodev_pending_read(NULL, &c->pend);	/* absent without aiodev: fine */
 	now = tracer_now_ns();
+	c->sample_full = 0;
 	rc = tracer_inflight_foreach(c->tr, on_inflight, c);
 	if (rc < 0)
 		return rc;
 	fresh_add_debugfs(c, now);
+	if (c->sample_full > c->sample_full_max)
+		c->sample_full_max = c->sample_full;
 
 	c->ngone = 0;
 	while ((r = aio_inflight_next(c->inf, &pos))) {
@@ -481,7 +490,9 @@ static void map_totals(struct top_collect *c, struct top_frame *fr, uint64_t int
 	}
 	t->lost = (c->drops.ringbuf_lost - c->drops_prev.ringbuf_lost) +
 		  (c->drops.join_lost - c->drops_prev.join_lost) +
-		  (c->drops.inflight_full - c->drops_prev.inflight_full);
+		  (c->drops.inflight_full - c->drops_prev.inflight_full) +
+		  c->sample_full_max;
+	c->sample_full_max = 0;
 	t->reconciled = c->drops.reconciled - c->drops_prev.reconciled;
 	t->stuck = c->stuck.n;
 
