@@ -64,6 +64,8 @@ struct aios_req {
 	__s64 offset;
 	__u64 len;		/* bytes requested */
 	__u64 driver_ns;	/* aiodev's lat_ns (flags & AIOS_F_DRIVER) */
+	__u64 done_ts;		/* when aiodev completed it (flags & AIOS_F_DRIVER) */
+	__s64 done_res;		/* and with what result */
 	__u32 dev;		/* kernel dev_t: i_rdev of device nodes, else s_dev */
 	__u32 pid;		/* submitter tgid */
 	__u32 tid;

@@ -11,7 +11,7 @@
  * Arguments: TP_PROTO(u64 id, s64 offset, u64 len, s64 res, u64 lat_ns, u32 minor,
  * u32 op, u32 api, u32 flags) of aiodev's event class (docs/design.md).
  */
-static __always_inline int on_driver(__u64 id, __u64 lat_ns, __u32 api, bool cancel)
+static __always_inline int on_driver(__u64 id, __s64 res, __u64 lat_ns, __u32 api, bool cancel)
 {
 	struct aios_key key = { .id = id };
 	struct aios_req *r;
@@ -23,6 +23,9 @@ static __always_inline int on_driver(__u64 id, __u64 lat_ns, __u32 api, bool can
 	if (!r)
 		return 0;
 	r->driver_ns = lat_ns;
+	/* the completion as the driver saw it, should the completion hook be skipped */
+	r->done_ts = bpf_ktime_get_ns();
+	r->done_res = cancel ? -ECANCELED : res;
 	r->flags |= AIOS_F_DRIVER | (cancel ? AIOS_F_CANCELLED : 0);
 	return 0;
 }
@@ -31,14 +34,14 @@ SEC("?raw_tp/aiodev_complete")
 int BPF_PROG(raw_aiodev_complete, __u64 id, __s64 offset, __u64 len, __s64 res, __u64 lat_ns,
 	     __u32 minor, __u32 op, __u32 api)
 {
-	return on_driver(id, lat_ns, api, false);
+	return on_driver(id, res, lat_ns, api, false);
 }
 
 SEC("?raw_tp/aiodev_cancel")
 int BPF_PROG(raw_aiodev_cancel, __u64 id, __s64 offset, __u64 len, __s64 res, __u64 lat_ns,
 	     __u32 minor, __u32 op, __u32 api)
 {
-	return on_driver(id, lat_ns, api, true);
+	return on_driver(id, res, lat_ns, api, true);
 }
 
 #endif /* AIOSCOPE_DRIVER_BPF_H */

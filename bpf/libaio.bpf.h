@@ -69,6 +69,7 @@ static __always_inline int on_submit(void *ctx, struct kiocb *kiocb, const struc
 			q->offset = iocb->aio_offset;
 			q->len = iocb->aio_nbytes;
 			q->driver_ns = 0;
+			q->done_ts = 0;
 			q->qd = 0;
 			q->op = op;
 			q->api = AIOS_API_AIO;
