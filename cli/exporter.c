@@ -471,24 +471,11 @@ static void read_comm(struct proc *p)
 	fclose(f);
 }
 
-/*
- * Read the per-process counters, fold and forget the processes that exited, and
- * choose the top N: a process stays in while it submits; an idle one gives its
- * place to a busier process outside (its series then ends; if it enters again,
- * its series starts again from 0).
- */
-static int collect_pids(struct exporter *e)
+/* Carry the state of the processes seen before into the new reading (both sorted by pid). */
+static void carry_pids(struct exporter *e)
 {
-	struct proc **rank = NULL;
-	size_t i, j, n = 0, ntop = 0;
-	int rc;
+	size_t i, j;
 
-	e->npr_n = 0;
-	rc = tracer_pid_foreach(e->t, on_pid, e);
-	if (rc < 0)
-		return rc;
-	qsort(e->npr, e->npr_n, sizeof(*e->npr), cmp_pid);
-	/* carry the state of the processes seen before (both sorted by pid) */
 	for (i = 0, j = 0; i < e->npr_n; i++) {
 		struct proc *c = &e->npr[i];
 
@@ -504,7 +491,14 @@ static int collect_pids(struct exporter *e)
 			c->prev_req = 0;	/* new (or forgotten and counted again) */
 		}
 	}
-	/* exited: into "other" for good, and out of the kernel map */
+}
+
+/* Exited processes go into "other" for good and out of the kernel map; the rest is the state. */
+static void fold_exited(struct exporter *e)
+{
+	struct proc *tmp;
+	size_t i, j;
+
 	for (i = 0, j = 0; i < e->npr_n; i++) {
 		struct proc *c = &e->npr[i];
 
@@ -518,15 +512,18 @@ static int collect_pids(struct exporter *e)
 	}
 	e->npr_n = j;
 	/* swap: npr is now the state */
-	{
-		struct proc *tmp = e->pr;
+	tmp = e->pr;
+	e->pr = e->npr;
+	e->npr = tmp;
+	e->pr_n = e->npr_n;
+}
 
-		e->pr = e->npr;
-		e->npr = tmp;
-		e->pr_n = e->npr_n;
-	}
-	if (!e->pr_n)
-		return 0;
+/* Busiest first, idle members demoted while a busier process waits outside. */
+static int choose_top(struct exporter *e)
+{
+	struct proc **rank;
+	size_t i, j, n = 0, ntop = 0;
+
 	rank = malloc(e->pr_n * sizeof(*rank));
 	if (!rank)
 		return -ENOMEM;
@@ -535,7 +532,6 @@ static int collect_pids(struct exporter *e)
 		ntop += e->pr[i].top;
 	}
 	qsort(rank, n, sizeof(*rank), cmp_rate);
-	/* demote idle members while a busier process waits outside */
 	for (i = 0; i < n; i++) {
 		struct proc *out = rank[i];
 		struct proc *idle = NULL;
@@ -561,6 +557,28 @@ static int collect_pids(struct exporter *e)
 	}
 	free(rank);
 	return 0;
+}
+
+/*
+ * Read the per-process counters, fold and forget the processes that exited, and
+ * choose the top N: a process stays in while it submits; an idle one gives its
+ * place to a busier process outside (its series then ends; if it enters again,
+ * its series starts again from 0).
+ */
+static int collect_pids(struct exporter *e)
+{
+	int rc;
+
+	e->npr_n = 0;
+	rc = tracer_pid_foreach(e->t, on_pid, e);
+	if (rc < 0)
+		return rc;
+	qsort(e->npr, e->npr_n, sizeof(*e->npr), cmp_pid);
+	carry_pids(e);
+	fold_exited(e);
+	if (!e->pr_n)
+		return 0;
+	return choose_top(e);
 }
 
 static void write_pids(struct aio_prom *p, bool bytes)
@@ -690,47 +708,51 @@ static bool bpf_stats_on(void)
 	return c == '1';
 }
 
-static int scrape(FILE *f, bool om)
+/*
+ * Everything a scrape reports, read from the kernel maps: the series (sorted), the
+ * per-device gauges, the drop counters and, with --top-pids, the processes.
+ */
+static int read_maps(struct exporter *e, struct tracer_drops *dr)
 {
-	uint64_t t0 = tracer_now_ns();
-	struct tracer_drops dr;
-	struct aio_prom p;
 	int rc;
 
-	ex.ns = 0;
-	for (size_t i = 0; i < ex.ndev; i++) {
-		ex.dev[i].inflight_prev = ex.dev[i].inflight;
-		ex.dev[i].inflight = 0;
-		ex.dev[i].stuck = 0;
-		ex.dev[i].oldest_ns = 0;
-		ex.dev[i].inflight_max = 0;
+	e->ns = 0;
+	for (size_t i = 0; i < e->ndev; i++) {
+		e->dev[i].inflight_prev = e->dev[i].inflight;
+		e->dev[i].inflight = 0;
+		e->dev[i].stuck = 0;
+		e->dev[i].oldest_ns = 0;
+		e->dev[i].inflight_max = 0;
 	}
-	rc = tracer_hist_foreach(ex.t, on_hist, &ex);
+	rc = tracer_hist_foreach(e->t, on_hist, e);
 	if (rc < 0)
 		return rc;
-	rc = tracer_qd_foreach(ex.t, on_qd, &ex);
+	rc = tracer_qd_foreach(e->t, on_qd, e);
 	if (rc < 0)
 		return rc;
 	/* the maximum over the last scrape interval */
-	tracer_qd_reset_max(ex.t);
-	ex.now = tracer_now_ns();
-	rc = tracer_inflight_foreach(ex.t, on_inflight, &ex);
+	tracer_qd_reset_max(e->t);
+	e->now = tracer_now_ns();
+	rc = tracer_inflight_foreach(e->t, on_inflight, e);
 	if (rc < 0)
 		return rc;
-	rc = tracer_drops(ex.t, &dr);
+	rc = tracer_drops(e->t, dr);
 	if (rc < 0)
 		return rc;
-	if (ex.top_pids) {
-		rc = collect_pids(&ex);
+	if (e->top_pids) {
+		rc = collect_pids(e);
 		if (rc < 0)
 			return rc;
 	}
-	if (ex.ns)
-		qsort(ex.s, ex.ns, sizeof(*ex.s), cmp_series);
+	if (e->ns)
+		qsort(e->s, e->ns, sizeof(*e->s), cmp_series);
+	return 0;
+}
 
-	aio_prom_init(&p, f, om);
-
-	aio_prom_family(&p, "aioscope_requests", AIO_PROM_COUNTER,
+/* Request counts, bytes and the three latency histograms. */
+static void write_requests(struct aio_prom *p)
+{
+	aio_prom_family(p, "aioscope_requests", AIO_PROM_COUNTER,
 			"Asynchronous I/O requests finished, by result (done, error, cancelled).");
 	for (size_t i = 0; i < ex.ns; i++) {
 		const struct series *s = &ex.s[i];
@@ -742,9 +764,9 @@ static int scrape(FILE *f, bool om)
 		n = series_labels(s, l, true);
 		l[n].name = "result";
 		l[n++].value = result_name(s->state);
-		aio_prom_u64(&p, l, n, s->count);
+		aio_prom_u64(p, l, n, s->count);
 	}
-	aio_prom_family(&p, "aioscope_bytes", AIO_PROM_COUNTER,
+	aio_prom_family(p, "aioscope_bytes", AIO_PROM_COUNTER,
 			"Bytes transferred by finished asynchronous I/O requests.");
 	for (size_t i = 0; i < ex.ns; i++) {
 		const struct series *s = &ex.s[i];
@@ -754,102 +776,140 @@ static int scrape(FILE *f, bool om)
 		if (s->kind != TRACER_HIST_BYTES)
 			continue;
 		n = series_labels(s, l, false);
-		aio_prom_u64(&p, l, n, s->sum);
+		aio_prom_u64(p, l, n, s->sum);
 	}
-	write_hists(&p, TRACER_HIST_LAT, "aioscope_request_duration_seconds",
+	write_hists(p, TRACER_HIST_LAT, "aioscope_request_duration_seconds",
 		    "Request latency, submit to completion (syscalls mode: to reap).");
-	write_hists(&p, TRACER_HIST_REAP, "aioscope_reap_delay_seconds",
+	write_hists(p, TRACER_HIST_REAP, "aioscope_reap_delay_seconds",
 		    "Time a completed libaio request waited until io_getevents reaped it.");
-	write_hists(&p, TRACER_HIST_DRIVER, "aioscope_driver_duration_seconds",
+	write_hists(p, TRACER_HIST_DRIVER, "aioscope_driver_duration_seconds",
 		    "Time requests spent in the aiodev driver (aiodev's tracepoints).");
+}
 
-	aio_prom_family(&p, "aioscope_inflight_requests", AIO_PROM_GAUGE,
+/* The per-device gauges: in flight now and at most, stuck, the oldest pending. */
+static void write_devices(struct aio_prom *p)
+{
+	aio_prom_family(p, "aioscope_inflight_requests", AIO_PROM_GAUGE,
 			"Requests in flight per device now.");
 	for (size_t i = 0; i < ex.ndev; i++) {
 		struct aio_prom_label l = { "dev", ex.dev[i].name };
 
-		aio_prom_u64(&p, &l, 1, (uint64_t)ex.dev[i].inflight);
+		aio_prom_u64(p, &l, 1, (uint64_t)ex.dev[i].inflight);
 	}
-	aio_prom_family(&p, "aioscope_inflight_requests_max", AIO_PROM_GAUGE,
+	aio_prom_family(p, "aioscope_inflight_requests_max", AIO_PROM_GAUGE,
 			"Most requests in flight per device since the previous scrape.");
 	for (size_t i = 0; i < ex.ndev; i++) {
 		struct aio_prom_label l = { "dev", ex.dev[i].name };
 
-		aio_prom_u64(&p, &l, 1, ex.dev[i].inflight_max);
+		aio_prom_u64(p, &l, 1, ex.dev[i].inflight_max);
 	}
-	aio_prom_family(&p, "aioscope_stuck_requests", AIO_PROM_GAUGE,
+	aio_prom_family(p, "aioscope_stuck_requests", AIO_PROM_GAUGE,
 			"Requests pending longer than --stuck-ms per device.");
 	for (size_t i = 0; i < ex.ndev; i++) {
 		struct aio_prom_label l = { "dev", ex.dev[i].name };
 
-		aio_prom_u64(&p, &l, 1, ex.dev[i].stuck);
+		aio_prom_u64(p, &l, 1, ex.dev[i].stuck);
 	}
-	aio_prom_family(&p, "aioscope_oldest_pending_seconds", AIO_PROM_GAUGE,
+	aio_prom_family(p, "aioscope_oldest_pending_seconds", AIO_PROM_GAUGE,
 			"Age of the oldest pending request per device (0: none pending).");
 	for (size_t i = 0; i < ex.ndev; i++) {
 		struct aio_prom_label l = { "dev", ex.dev[i].name };
 
-		aio_prom_ns(&p, &l, 1, ex.dev[i].oldest_ns);
+		aio_prom_ns(p, &l, 1, ex.dev[i].oldest_ns);
 	}
+}
 
-	aio_prom_family(&p, "aioscope_lost_events", AIO_PROM_COUNTER,
+static void write_lost_events(struct aio_prom *p, const struct tracer_drops *dr)
+{
+	static const char *const reasons[] = {
+		"ringbuf_full", "inflight_map_full", "hist_map_full", "qd_map_full",
+		"reap_map_full", "join_table_full", "program_misses", "stack_map_full",
+		"pid_map_full",
+	};
+	const uint64_t v[] = {
+		dr->ringbuf_lost, dr->inflight_full, dr->hist_full, dr->qd_full,
+		dr->reap_full, dr->join_lost, dr->prog_misses, dr->stack_lost,
+		dr->pid_full,
+	};
+
+	aio_prom_family(p, "aioscope_lost_events", AIO_PROM_COUNTER,
 			"Requests or updates the tracer could not record, by reason.");
-	{
-		static const char *const reasons[] = {
-			"ringbuf_full", "inflight_map_full", "hist_map_full", "qd_map_full",
-			"reap_map_full", "join_table_full", "program_misses", "stack_map_full",
-			"pid_map_full",
-		};
-		const uint64_t v[] = {
-			dr.ringbuf_lost, dr.inflight_full, dr.hist_full, dr.qd_full,
-			dr.reap_full, dr.join_lost, dr.prog_misses, dr.stack_lost,
-			dr.pid_full,
-		};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct aio_prom_label l = { "reason", reasons[i] };
 
-		for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-			struct aio_prom_label l = { "reason", reasons[i] };
+		aio_prom_u64(p, &l, 1, v[i]);
+	}
+}
 
-			aio_prom_u64(&p, &l, 1, v[i]);
-		}
-	}
-	if (ex.top_pids) {
-		aio_prom_family(&p, "aioscope_process_requests", AIO_PROM_COUNTER,
-				"Requests finished per process, for the --top-pids busiest "
-				"(counted from when each entered); pid=\"other\": the rest.");
-		write_pids(&p, false);
-		aio_prom_family(&p, "aioscope_process_bytes", AIO_PROM_COUNTER,
-				"Bytes transferred per process, as aioscope_process_requests_total.");
-		write_pids(&p, true);
-	}
-	aio_prom_family(&p, "aioscope_unmatched_completions", AIO_PROM_COUNTER,
+static void write_processes(struct aio_prom *p)
+{
+	aio_prom_family(p, "aioscope_process_requests", AIO_PROM_COUNTER,
+			"Requests finished per process, for the --top-pids busiest "
+			"(counted from when each entered); pid=\"other\": the rest.");
+	write_pids(p, false);
+	aio_prom_family(p, "aioscope_process_bytes", AIO_PROM_COUNTER,
+			"Bytes transferred per process, as aioscope_process_requests_total.");
+	write_pids(p, true);
+}
+
+/* Requests the tracer saw one end of: a completion, or a submit whose completion it missed. */
+static void write_unpaired(struct aio_prom *p, const struct tracer_drops *dr)
+{
+	aio_prom_family(p, "aioscope_unmatched_completions", AIO_PROM_COUNTER,
 			"Completions of requests submitted before the tracer attached.");
-	aio_prom_u64(&p, NULL, 0, dr.unmatched_complete);
-	aio_prom_family(&p, "aioscope_reconciled_requests", AIO_PROM_COUNTER,
+	aio_prom_u64(p, NULL, 0, dr->unmatched_complete);
+	aio_prom_family(p, "aioscope_reconciled_requests", AIO_PROM_COUNTER,
 			"Pending requests whose completion the kernel did not show the tracer "
 			"(a skipped program run), taken out of the in-flight gauges when their "
 			"kiocb was reused, at their reap, process exit or io_destroy.");
-	aio_prom_u64(&p, NULL, 0, dr.reconciled);
+	aio_prom_u64(p, NULL, 0, dr->reconciled);
+}
 
-	if (bpf_stats_on()) {
-		aio_prom_family(&p, "aioscope_bpf_program_run_seconds", AIO_PROM_COUNTER,
-				"Time the kernel spent running each BPF program "
-				"(kernel.bpf_stats_enabled=1).");
-		tracer_prog_stats_foreach(ex.t, prog_time_cb, &p);
-		aio_prom_family(&p, "aioscope_bpf_program_runs", AIO_PROM_COUNTER,
-				"Runs of each BPF program (kernel.bpf_stats_enabled=1).");
-		tracer_prog_stats_foreach(ex.t, prog_runs_cb, &p);
-	}
-	{
-		struct aio_prom_label l[3] = {
-			{ "version", AIOSCOPE_VERSION },
-			{ "mode", tracer_mode_name(ex.t) },
-			{ "kernel", ex.kernel },
-		};
+/* What the programs cost, when the kernel counts it (kernel.bpf_stats_enabled=1). */
+static void write_prog_stats(struct aio_prom *p)
+{
+	aio_prom_family(p, "aioscope_bpf_program_run_seconds", AIO_PROM_COUNTER,
+			"Time the kernel spent running each BPF program "
+			"(kernel.bpf_stats_enabled=1).");
+	tracer_prog_stats_foreach(ex.t, prog_time_cb, p);
+	aio_prom_family(p, "aioscope_bpf_program_runs", AIO_PROM_COUNTER,
+			"Runs of each BPF program (kernel.bpf_stats_enabled=1).");
+	tracer_prog_stats_foreach(ex.t, prog_runs_cb, p);
+}
 
-		aio_prom_family(&p, "aioscope_build_info", AIO_PROM_GAUGE,
-				"aioscope's version, the tracer's attach mode and the kernel.");
-		aio_prom_u64(&p, l, 3, 1);
-	}
+static void write_build_info(struct aio_prom *p)
+{
+	struct aio_prom_label l[3] = {
+		{ "version", AIOSCOPE_VERSION },
+		{ "mode", tracer_mode_name(ex.t) },
+		{ "kernel", ex.kernel },
+	};
+
+	aio_prom_family(p, "aioscope_build_info", AIO_PROM_GAUGE,
+			"aioscope's version, the tracer's attach mode and the kernel.");
+	aio_prom_u64(p, l, 3, 1);
+}
+
+static int scrape(FILE *f, bool om)
+{
+	uint64_t t0 = tracer_now_ns();
+	struct tracer_drops dr;
+	struct aio_prom p;
+	int rc;
+
+	rc = read_maps(&ex, &dr);
+	if (rc < 0)
+		return rc;
+	aio_prom_init(&p, f, om);
+	write_requests(&p);
+	write_devices(&p);
+	write_lost_events(&p, &dr);
+	if (ex.top_pids)
+		write_processes(&p);
+	write_unpaired(&p, &dr);
+	if (bpf_stats_on())
+		write_prog_stats(&p);
+	write_build_info(&p);
 	aio_prom_family(&p, "aioscope_exporter_scrape_duration_seconds", AIO_PROM_GAUGE,
 			"Time this scrape took to read the kernel maps and format them.");
 	aio_prom_ns(&p, NULL, 0, tracer_now_ns() - t0);
@@ -940,14 +1000,46 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
+/* What the tracer collects for the metrics: nothing per event, all in the maps. */
+static void want_metrics(struct tracer_opts *o, unsigned int top_pids)
+{
+	o->hist = true;
+	o->hist_by = TRACER_BY_METRIC;
+	o->hist_reap = true;
+	o->qd = true;
+	o->inflight = true;
+	o->pid_counts = top_pids > 0;
+}
+
+/* The HTTP daemon on its own polling thread; NULL (and errno) when it cannot listen. */
+static struct MHD_Daemon *start_http(void)
+{
+	unsigned int flags;
+	struct rlimit rl;
+
+	/* idle scrapers hold a descriptor each: allow what the hard limit allows */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	if (ex.addr.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	return MHD_start_daemon(flags, 0, NULL, NULL, handle, NULL,
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ex.addr,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)4000,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				MHD_OPTION_END);
+}
+
 int cmd_exporter(int argc, char **argv)
 {
 	static const struct argp argp = { exporter_options, exporter_parse, NULL, exporter_doc,
 					  NULL, NULL, NULL };
 	struct MHD_Daemon *d;
 	struct utsname u;
-	struct rlimit rl;
-	unsigned int flags;
 	char err[256];
 	sigset_t sigs;
 	int rc, sig;
@@ -962,12 +1054,7 @@ int cmd_exporter(int argc, char **argv)
 		ex.edges[k] = (1ULL << (EDGE_MIN_LOG2 + k)) - 1;
 	if (uname(&u) == 0)
 		snprintf(ex.kernel, sizeof(ex.kernel), "%s", u.release);
-	ex.o.hist = true;
-	ex.o.hist_by = TRACER_BY_METRIC;
-	ex.o.hist_reap = true;
-	ex.o.qd = true;
-	ex.o.inflight = true;
-	ex.o.pid_counts = ex.top_pids > 0;
+	want_metrics(&ex.o, ex.top_pids);
 
 	/* blocked in every thread (the daemon's inherits the mask): sigwait below */
 	sigemptyset(&sigs);
@@ -983,21 +1070,7 @@ int cmd_exporter(int argc, char **argv)
 	}
 	if (ex.o.verbose)
 		tracer_describe(ex.t, stderr);
-	/* idle scrapers hold a descriptor each: allow what the hard limit allows */
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
-	if (ex.addr.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
-	d = MHD_start_daemon(flags, 0, NULL, NULL, handle, NULL,
-			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ex.addr,
-			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)4000,
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
-			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
-			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-			     MHD_OPTION_END);
+	d = start_http();
 	if (!d) {
 		p_err("cannot listen on %s: %s", ex.listen, strerror(errno ? errno : EADDRINUSE));
 		tracer_close(ex.t);

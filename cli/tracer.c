@@ -633,45 +633,41 @@ static int attach_ordered(struct tracer *t, struct aioscope_bpf *s, enum tracer_
 /* Which reap hooks an attempt uses. */
 enum reap_via { REAP_NONE, REAP_FEXIT, REAP_TP };
 
-/*
- * One attempt: open the skeleton, configure for @mode, load and attach. Hooks in
- * t->hooks_missing are left out. Returns 0 with t->skel set, or -errno with the
- * index of the program that failed in *@bad (NPROGS when not known).
- */
-static int try_once(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
-		    uint32_t fdev, bool ffile, uint64_t fino, size_t *bad)
+/* --dev resolved: a device, or a file on one (then its inode too) */
+struct dev_filter {
+	uint32_t dev;		/* kdev() of the device */
+	bool file;		/* a regular file: filter on its inode as well */
+	uint64_t ino;
+};
+
+/* The filters the programs apply before recording a request. */
+static void set_filters(struct aioscope_bpf *s, const struct tracer_opts *o,
+			const struct dev_filter *df)
 {
-	const struct tracer_opts *o = &t->opts;
-	uint32_t miss = t->hooks_missing;
-	bool fentry = mode == TRACER_MODE_FENTRY, kprobe = mode == TRACER_MODE_KPROBE;
-	bool sysc = mode == TRACER_MODE_SYSCALLS;
-	bool submit_tp = sysc || o->hist_syscalls;
-	bool reap_tp = sysc || reap == REAP_TP;
-	bool cancel = fentry && o->events && !(miss & HK(HK_CANCEL));
-	bool driver = !sysc && t->driver && !(miss & HK(HK_DRIVER));
-	struct aioscope_bpf *s;
-	unsigned int cond;
-	bool submit_ret;
-	int err;
-
-	*bad = NPROGS;
-	s = aioscope_bpf__open();
-	if (!s)
-		return -errno ?: -ENOMEM;
-
 	s->rodata->targ_tgid = o->pid > 0 ? (uint32_t)o->pid : 0;
 	s->rodata->filter_cg = o->cgroup != NULL;
 	if (o->dev) {
 		s->rodata->filter_dev = true;
-		s->rodata->targ_dev = fdev;
-		s->rodata->filter_ino = ffile;
-		s->rodata->targ_ino = fino;
+		s->rodata->targ_dev = df->dev;
+		s->rodata->filter_ino = df->file;
+		s->rodata->targ_ino = df->ino;
 	}
 	if (o->comm) {
 		s->rodata->filter_comm = true;
 		strncpy((char *)s->rodata->targ_comm, o->comm, AIOS_COMM_LEN - 1);
 	}
 	s->rodata->min_lat_ns = o->min_lat_ns;
+}
+
+/*
+ * What the programs record, from the options and the mode; decides t->uring from
+ * the hooks missing so far (attach_ordered may still take it away).
+ */
+static void set_wants(struct tracer *t, struct aioscope_bpf *s, enum tracer_mode mode)
+{
+	const struct tracer_opts *o = &t->opts;
+	bool sysc = mode == TRACER_MODE_SYSCALLS;
+
 	s->rodata->want_events = o->events;
 	s->rodata->want_event_reap = o->events && o->event_reap && !sysc;
 	s->rodata->want_hist = o->hist;
@@ -684,32 +680,26 @@ static int try_once(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	s->rodata->want_ids = o->inflight || s->rodata->want_qd;
 	/* pending requests are shown: a completion the kernel skipped is settled at the reap */
 	s->rodata->want_reconcile = s->rodata->want_ids && !sysc;
-	if (!s->rodata->want_reconcile)
-		bpf_map__set_max_entries(s->maps.pend_obj, 1);
 	s->rodata->want_pid_counts = o->pid_counts;
-	if (!o->pid_counts)
-		bpf_map__set_max_entries(s->maps.pidc, 1);
-	s->rodata->want_cancel = cancel;
-	t->uring = t->uring_tp && !(miss & HK(HK_URING));
+	s->rodata->want_cancel = mode == TRACER_MODE_FENTRY && o->events &&
+				 !(t->hooks_missing & HK(HK_CANCEL));
+	t->uring = t->uring_tp && !(t->hooks_missing & HK(HK_URING));
 	s->rodata->want_uring = t->uring;
 	s->rodata->targ_stacks = o->stacks && !sysc;
 	/* test hook: lose the completions of libaio requests with this user data or more */
 	if (getenv("AIOSCOPE_FAULT_LOSE_DATA"))
 		s->rodata->fault_lose_data = strtoull(getenv("AIOSCOPE_FAULT_LOSE_DATA"), NULL, 0);
-	/* ids are hashes of the stacks: room against collisions (about 4.5 MiB) */
-	bpf_map__set_max_entries(s->maps.stacks, s->rodata->targ_stacks ? 16384 : 1);
 	s->rodata->lean = o->hist && !o->events && !o->inflight && !o->stacks &&
 			  !s->rodata->want_qd &&
 			  !s->rodata->want_hist_reap && !o->dev && !o->comm && !sysc &&
 			  (o->hist_by == TRACER_BY_NONE || o->hist_by == TRACER_BY_OP);
+}
 
-	bpf_map__set_max_entries(s->maps.events,
-				 o->events ? (o->ringbuf_mb ? o->ringbuf_mb : 16) << 20 : 4096);
-	bpf_map__set_max_entries(s->maps.inflight, o->max_inflight ? o->max_inflight : 16384);
-	bpf_map__set_max_entries(s->maps.slots, TRACER_SLOTS);
-	s->rodata->slot_mask = TRACER_SLOTS - 1;
-	if (!s->rodata->want_hist_reap)
-		bpf_map__set_max_entries(s->maps.done, 1);
+/* Histograms: a per-CPU array for few, known groups, else a hash. */
+static void size_hists(struct tracer *t, struct aioscope_bpf *s)
+{
+	const struct tracer_opts *o = &t->opts;
+
 	t->hist_ngroups = 0;
 	if (o->hist) {
 		/* few, known groups: a per-CPU array, if it fits in 64 MiB */
@@ -733,7 +723,39 @@ static int try_once(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	} else {
 		bpf_map__set_max_entries(s->maps.hists, 1);
 	}
+}
 
+/* Map sizes from what set_wants chose: a map nothing uses keeps one entry. */
+static void size_maps(struct tracer *t, struct aioscope_bpf *s)
+{
+	const struct tracer_opts *o = &t->opts;
+
+	if (!s->rodata->want_reconcile)
+		bpf_map__set_max_entries(s->maps.pend_obj, 1);
+	if (!o->pid_counts)
+		bpf_map__set_max_entries(s->maps.pidc, 1);
+	/* ids are hashes of the stacks: room against collisions (about 4.5 MiB) */
+	bpf_map__set_max_entries(s->maps.stacks, s->rodata->targ_stacks ? 16384 : 1);
+	bpf_map__set_max_entries(s->maps.events,
+				 o->events ? (o->ringbuf_mb ? o->ringbuf_mb : 16) << 20 : 4096);
+	bpf_map__set_max_entries(s->maps.inflight, o->max_inflight ? o->max_inflight : 16384);
+	bpf_map__set_max_entries(s->maps.slots, TRACER_SLOTS);
+	s->rodata->slot_mask = TRACER_SLOTS - 1;
+	if (!s->rodata->want_hist_reap)
+		bpf_map__set_max_entries(s->maps.done, 1);
+	size_hists(t, s);
+}
+
+/* The C_* conditions of this attempt: which rows of prog_table it loads. */
+static unsigned int attach_conditions(const struct tracer *t, const struct aioscope_bpf *s,
+				      enum tracer_mode mode, enum reap_via reap)
+{
+	const struct tracer_opts *o = &t->opts;
+	uint32_t miss = t->hooks_missing;
+	bool sysc = mode == TRACER_MODE_SYSCALLS;
+	bool submit_tp = sysc || o->hist_syscalls;
+	bool reap_tp = sysc || reap == REAP_TP;
+	bool driver = !sysc && t->driver && !(miss & HK(HK_DRIVER));
 	/*
 	 * A submit that fails before reaching the file (-EBADF, -EFAULT, ...) never
 	 * completes: it must be forgotten at its return only when pending requests are
@@ -741,28 +763,36 @@ static int try_once(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	 * when the kiocb is reused, and the return hook would cost every request a
 	 * second program run and a heavier trampoline.
 	 */
-	submit_ret = s->rodata->want_ids && !(miss & HK(HK_SUBMIT_RET));
-	cond = (t->complete_rw ? C_RW_ONLY : C_COMPLETE) |
+	bool submit_ret = s->rodata->want_ids && !(miss & HK(HK_SUBMIT_RET));
+
+	return (t->complete_rw ? C_RW_ONLY : C_COMPLETE) |
 	       (submit_ret ? C_SUBMIT_RET : 0) |
-	       (fentry && reap == REAP_FEXIT ? C_REAP_FEXIT : 0) |
+	       (mode == TRACER_MODE_FENTRY && reap == REAP_FEXIT ? C_REAP_FEXIT : 0) |
 	       (reap_tp ? C_REAP_TP : 0) |
 	       (submit_tp && !(!sysc && (miss & HK(HK_SUBMIT_BATCH))) ? C_SUBMIT_TP : 0) |
-	       (cancel ? C_CANCEL : 0) | (driver ? C_DRIVER : 0) | (t->uring ? C_URING : 0) |
+	       (s->rodata->want_cancel ? C_CANCEL : 0) | (driver ? C_DRIVER : 0) |
+	       (t->uring ? C_URING : 0) |
 	       (sysc || s->rodata->want_hist_reap || s->rodata->want_reconcile ? C_PURGE : 0) |
 	       (t->preemptible ? C_TWIN3 : 0);
-	/* every program of the object has its row in prog_table (a new one must be added) */
-	{
-		struct bpf_program *p;
-		size_t n = 0;
+}
 
-		bpf_object__for_each_program(p, s->obj)
-			n++;
-		if (n != NPROGS) {
-			fprintf(stderr, "aioscope: internal error: %zu programs, %zu in the hook table\n",
-				n, NPROGS);
-			err = -EINVAL;
-			goto fail;
-		}
+/*
+ * Autoload the programs of @mode whose conditions @cond meets, note their hooks in
+ * t->hooks_wanted, and set what depends on that choice.
+ */
+static int choose_programs(struct tracer *t, struct aioscope_bpf *s, enum tracer_mode mode,
+			   unsigned int cond)
+{
+	struct bpf_program *p;
+	size_t n = 0;
+
+	/* every program of the object has its row in prog_table (a new one must be added) */
+	bpf_object__for_each_program(p, s->obj)
+		n++;
+	if (n != NPROGS) {
+		fprintf(stderr, "aioscope: internal error: %zu programs, %zu in the hook table\n",
+			n, NPROGS);
+		return -EINVAL;
 	}
 	t->hooks_wanted = 0;
 	for (size_t i = 0; i < NPROGS; i++) {
@@ -775,14 +805,25 @@ static int try_once(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 	}
 	s->rodata->twin_n = t->preemptible ? 3 : 2;
 	/* both when aio_complete is hooked: twins, see complete_twin in the BPF */
-	s->rodata->complete_twin = fentry && !t->complete_rw;
-	s->rodata->want_submit_ret = kprobe && submit_ret;
+	s->rodata->complete_twin = mode == TRACER_MODE_FENTRY && !t->complete_rw;
+	s->rodata->want_submit_ret = mode == TRACER_MODE_KPROBE && (cond & C_SUBMIT_RET);
 	if (!s->rodata->want_submit_ret)
 		bpf_map__set_max_entries(s->maps.submit_arg, 1);
-	if (!cancel)
+	if (!(cond & C_CANCEL))
 		bpf_map__set_max_entries(s->maps.cancel_arg, 1);
 	if (!(cond & C_PURGE))
 		bpf_map__set_max_entries(s->maps.destroy_arg, 1);
+	return 0;
+}
+
+/*
+ * Load the object (naming the program that failed in *@bad when libbpf said which),
+ * hand it the cgroup to filter on, and attach in table order.
+ */
+static int load_and_attach(struct tracer *t, struct aioscope_bpf *s, enum tracer_mode mode,
+			   size_t *bad)
+{
+	int err;
 
 	g_bad_prog[0] = '\0';
 	g_watch_load = true;
@@ -792,28 +833,92 @@ static int try_once(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
 		for (size_t i = 0; i < NPROGS && g_bad_prog[0]; i++)
 			if (!strcmp(bpf_program__name(prog_of(s, i)), g_bad_prog))
 				*bad = i;
-		goto fail;
+		return err;
 	}
 	if (t->cgroup_fd >= 0) {
 		uint32_t k = 0;
 
 		err = bpf_map_update_elem(bpf_map__fd(s->maps.cgroup_map), &k, &t->cgroup_fd,
 					  BPF_ANY);
-		if (err) {
-			err = -errno;
-			goto fail;
-		}
+		if (err)
+			return -errno;
 	}
-	err = attach_ordered(t, s, mode, bad);
-	if (err)
-		goto fail;
+	return attach_ordered(t, s, mode, bad);
+}
+
+/*
+ * One attempt: open the skeleton, configure for @mode, load and attach. Hooks in
+ * t->hooks_missing are left out. Returns 0 with t->skel set, or -errno with the
+ * index of the program that failed in *@bad (NPROGS when not known).
+ */
+static int try_once(struct tracer *t, enum tracer_mode mode, enum reap_via reap,
+		    const struct dev_filter *df, size_t *bad)
+{
+	struct aioscope_bpf *s;
+	int err;
+
+	*bad = NPROGS;
+	s = aioscope_bpf__open();
+	if (!s)
+		return -errno ?: -ENOMEM;
+	set_filters(s, &t->opts, df);
+	set_wants(t, s, mode);
+	size_maps(t, s);
+	err = choose_programs(t, s, mode, attach_conditions(t, s, mode, reap));
+	if (!err)
+		err = load_and_attach(t, s, mode, bad);
+	if (err) {
+		aioscope_bpf__destroy(s);
+		t->uring = false;
+		return err < 0 ? err : -EINVAL;
+	}
 	t->uring = t->uring && !(t->hooks_missing & HK(HK_URING));
 	t->skel = s;
 	return 0;
-fail:
-	aioscope_bpf__destroy(s);
-	t->uring = false;
-	return err < 0 ? err : -EINVAL;
+}
+
+/*
+ * After a failed attempt, what the next one leaves out or falls back to; false when
+ * nothing is left to try.
+ */
+static bool fall_back(struct tracer *t, enum tracer_mode mode, int rc, size_t bad,
+		      enum reap_via *reap, bool *last_resort)
+{
+	enum hook_id h;
+
+	/* not allowed (lockdown, no privilege): the mode, not one hook */
+	if (rc == -EPERM)
+		return false;
+	if (bad < NPROGS) {
+		h = prog_hook(mode, bad);
+		if (HK(h) & HK_PLAIN_OPTIONAL) {
+			hook_missing(t, h, rc);
+			return true;
+		}
+		if (h == HK_COMPLETE && !t->complete_rw) {
+			t->complete_rw = true;
+			hook_missing(t, h, rc);
+			return true;
+		}
+		if (h == HK_REAP && *reap == REAP_FEXIT) {
+			*reap = REAP_TP;
+			return true;
+		}
+	}
+	/* not attributable, or a required hook: the coarse fallbacks */
+	if (*reap == REAP_FEXIT) {
+		*reap = REAP_TP;
+		return true;
+	}
+	if (!*last_resort) {
+		*last_resort = true;
+		for (h = 0; h < HK_NR; h++)
+			if ((HK(h) & HK_PLAIN_OPTIONAL & t->hooks_wanted) &&
+			    !(t->hooks_missing & HK(h)))
+				hook_missing(t, h, rc);
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -822,8 +927,8 @@ fail:
  * missing, a hook with a fallback takes it; a required hook, or a failure no program
  * is named for, ends with every optional hook left out as a last resort.
  */
-static int try_mode(struct tracer *t, enum tracer_mode mode, bool need_reap, uint32_t fdev,
-		    bool ffile, uint64_t fino)
+static int try_mode(struct tracer *t, enum tracer_mode mode, bool need_reap,
+		    const struct dev_filter *df)
 {
 	enum reap_via reap = !need_reap ? REAP_NONE :
 			     mode == TRACER_MODE_FENTRY ? REAP_FEXIT : REAP_TP;
@@ -841,44 +946,10 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, bool need_reap, uin
 
 	for (int tries = 0; tries < 2 * HK_NR + 4; tries++) {
 		size_t bad;
-		enum hook_id h;
 
-		rc = try_once(t, mode, reap, fdev, ffile, fino, &bad);
-		if (!rc)
-			return 0;
-		/* not allowed (lockdown, no privilege): the mode, not one hook */
-		if (rc == -EPERM)
+		rc = try_once(t, mode, reap, df, &bad);
+		if (!rc || !fall_back(t, mode, rc, bad, &reap, &last_resort))
 			break;
-		if (bad < NPROGS) {
-			h = prog_hook(mode, bad);
-			if (HK(h) & HK_PLAIN_OPTIONAL) {
-				hook_missing(t, h, rc);
-				continue;
-			}
-			if (h == HK_COMPLETE && !t->complete_rw) {
-				t->complete_rw = true;
-				hook_missing(t, h, rc);
-				continue;
-			}
-			if (h == HK_REAP && reap == REAP_FEXIT) {
-				reap = REAP_TP;
-				continue;
-			}
-		}
-		/* not attributable, or a required hook: the coarse fallbacks */
-		if (reap == REAP_FEXIT) {
-			reap = REAP_TP;
-			continue;
-		}
-		if (!last_resort) {
-			last_resort = true;
-			for (h = 0; h < HK_NR; h++)
-				if ((HK(h) & HK_PLAIN_OPTIONAL & t->hooks_wanted) &&
-				    !(t->hooks_missing & HK(h)))
-					hook_missing(t, h, rc);
-			continue;
-		}
-		break;
 	}
 	return rc;
 }
@@ -932,35 +1003,127 @@ static bool kernel_preempts_programs(void)
 	return true;
 }
 
-int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, size_t errlen)
+/* --comm checked, --dev resolved: a device, or a file (its device and inode). */
+static int resolve_filters(const struct tracer_opts *opts, struct dev_filter *df, char *err,
+			   size_t errlen)
 {
-	struct tracer *t;
-	uint32_t fdev = 0;
-	uint64_t fino = 0;
-	bool ffile = false, need_reap;
-	struct btf *btf;
-	int rc = 0;
+	struct stat st;
 
-	*out = NULL;
 	if (opts->comm && strlen(opts->comm) >= AIOS_COMM_LEN)
 		return fail(err, errlen, -EINVAL, "--comm '%s' is longer than %d characters",
 			    opts->comm, AIOS_COMM_LEN - 1);
-	if (opts->dev) {
-		struct stat st;
-
-		if (stat(opts->dev, &st))
-			return fail(err, errlen, -EINVAL, "--dev %s: %s", opts->dev,
-				    strerror(errno));
-		if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
-			fdev = kdev(st.st_rdev);
-		} else if (S_ISREG(st.st_mode)) {
-			fdev = kdev(st.st_dev);
-			fino = st.st_ino;
-			ffile = true;
-		} else {
-			fdev = kdev(st.st_dev);	/* a directory: its filesystem */
-		}
+	if (!opts->dev)
+		return 0;
+	if (stat(opts->dev, &st))
+		return fail(err, errlen, -EINVAL, "--dev %s: %s", opts->dev, strerror(errno));
+	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+		df->dev = kdev(st.st_rdev);
+	} else if (S_ISREG(st.st_mode)) {
+		df->dev = kdev(st.st_dev);
+		df->ino = st.st_ino;
+		df->file = true;
+	} else {
+		df->dev = kdev(st.st_dev);	/* a directory: its filesystem */
 	}
+	return 0;
+}
+
+/* What the kernel offers besides the attach modes, asked once before trying them. */
+static void probe_kernel(struct tracer *t)
+{
+	struct btf *btf;
+
+	ensure_tracefs(t->opts.verbose);
+	t->driver = have_aiodev_tracepoints();
+	t->preemptible = kernel_preempts_programs();
+	btf = btf__load_vmlinux_btf();
+	t->uring_tp = uring_submit_tp(btf, &t->uring_err);
+	/* the syscalls mode hooks neither function */
+	t->complete_inlined = t->opts.mode != TRACER_MODE_SYSCALLS && aio_complete_inlined(btf);
+	btf__free(btf);
+	t->ncpus = libbpf_num_possible_cpus();
+	if (t->ncpus <= 0)
+		t->ncpus = 1;
+}
+
+/* pending requests shown (in-flight table, queue depth): reconciled at the reap */
+static bool needs_reap(const struct tracer_opts *o)
+{
+	return (o->events && o->event_reap) || (o->hist && o->hist_reap) ||
+	       (o->hist && o->hist_syscalls) || o->inflight || o->qd ||
+	       (o->hist && o->hist_by == TRACER_BY_QD);
+}
+
+/*
+ * Best mode first (or only the one asked for); within a mode, hook by hook what the
+ * kernel allows (try_mode). The syscalls mode always reaps: it sees no completions.
+ */
+static int try_modes(struct tracer *t, bool need_reap, const struct dev_filter *df)
+{
+	static const enum tracer_mode order[] = {
+		TRACER_MODE_FENTRY, TRACER_MODE_KPROBE, TRACER_MODE_SYSCALLS,
+	};
+	int rc = -ENOTSUP;
+
+	g_probing = true;
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]) && rc; i++) {
+		if (t->opts.mode != TRACER_MODE_AUTO && t->opts.mode != order[i])
+			continue;
+		rc = try_mode(t, order[i], need_reap || order[i] == TRACER_MODE_SYSCALLS, df);
+		if (t->opts.verbose && rc)
+			fprintf(stderr, "aioscope: %s mode unavailable: %s\n",
+				tracer_mode_name(t), strerror(-rc));
+	}
+	g_probing = false;
+	return rc;
+}
+
+static int cannot_trace(enum tracer_mode want, int rc, char *err, size_t errlen)
+{
+	const char *what = want == TRACER_MODE_FENTRY ? "fentry (BPF trampolines)" :
+			   want == TRACER_MODE_KPROBE ? "kprobes" :
+			   want == TRACER_MODE_SYSCALLS ? "syscall tracepoints" :
+			   "fentry, kprobes or syscall tracepoints";
+
+	return fail(err, errlen, rc == -EINVAL ? -ENOTSUP : rc,
+		    "cannot trace: this kernel does not allow %s for BPF (%s; -v for details)",
+		    what, strerror(-rc));
+}
+
+/* The readers of the attached programs: per-CPU sums, the ring buffer, the slots. */
+static int open_readers(struct tracer *t, char *err, size_t errlen)
+{
+	t->pcpu_buf = calloc(t->ncpus, sizeof(struct aios_hist));
+	if (!t->pcpu_buf)
+		return fail(err, errlen, -ENOMEM, "out of memory");
+	if (t->opts.events) {
+		t->rx.join_reap = t->opts.event_reap && t->mode != TRACER_MODE_SYSCALLS;
+		t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), on_record, t, NULL);
+		if (!t->rb)
+			return fail(err, errlen, -errno ?: -ENOMEM, "ring buffer: %s",
+				    strerror(errno));
+	}
+	t->slots_len = (size_t)TRACER_SLOTS * sizeof(struct aios_slot);
+	t->slots = mmap(NULL, t->slots_len, PROT_READ, MAP_SHARED,
+			bpf_map__fd(t->skel->maps.slots), 0);
+	if (t->slots == MAP_FAILED) {
+		t->slots = NULL;
+		return fail(err, errlen, -errno, "cannot map the in-flight table: %s",
+			    strerror(errno));
+	}
+	return 0;
+}
+
+int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, size_t errlen)
+{
+	struct dev_filter df = { 0 };
+	struct tracer *t;
+	int rc;
+
+	*out = NULL;
+	rc = resolve_filters(opts, &df, err, errlen);
+	if (rc)
+		return rc;
 	rc = privs_check_bpf(err, errlen);
 	if (rc)
 		return rc;
@@ -984,78 +1147,15 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 			goto out;
 		}
 	}
-
-	ensure_tracefs(opts->verbose);
-	t->driver = have_aiodev_tracepoints();
-	t->preemptible = kernel_preempts_programs();
-	btf = btf__load_vmlinux_btf();
-	t->uring_tp = uring_submit_tp(btf, &t->uring_err);
-	/* the syscalls mode hooks neither function */
-	t->complete_inlined = opts->mode != TRACER_MODE_SYSCALLS && aio_complete_inlined(btf);
-	btf__free(btf);
-	t->ncpus = libbpf_num_possible_cpus();
-	if (t->ncpus <= 0)
-		t->ncpus = 1;
-	/* pending requests shown (in-flight table, queue depth): reconciled at the reap */
-	need_reap = (opts->events && opts->event_reap) || (opts->hist && opts->hist_reap) ||
-		    (opts->hist && opts->hist_syscalls) || opts->inflight || opts->qd ||
-		    (opts->hist && opts->hist_by == TRACER_BY_QD);
-	/*
-	 * Best mode first; within a mode, hook by hook what the kernel allows (try_mode).
-	 */
-	rc = -ENOTSUP;
-	g_probing = true;
-	if (opts->mode == TRACER_MODE_AUTO || opts->mode == TRACER_MODE_FENTRY) {
-		rc = try_mode(t, TRACER_MODE_FENTRY, need_reap, fdev, ffile, fino);
-		if (opts->verbose && rc)
-			fprintf(stderr, "aioscope: fentry mode unavailable: %s\n", strerror(-rc));
-	}
-	if (rc && (opts->mode == TRACER_MODE_AUTO || opts->mode == TRACER_MODE_KPROBE)) {
-		rc = try_mode(t, TRACER_MODE_KPROBE, need_reap, fdev, ffile, fino);
-		if (opts->verbose && rc)
-			fprintf(stderr, "aioscope: kprobe mode unavailable: %s\n", strerror(-rc));
-	}
-	if (rc && (opts->mode == TRACER_MODE_AUTO || opts->mode == TRACER_MODE_SYSCALLS)) {
-		rc = try_mode(t, TRACER_MODE_SYSCALLS, true, fdev, ffile, fino);
-		if (opts->verbose && rc)
-			fprintf(stderr, "aioscope: syscalls mode unavailable: %s\n", strerror(-rc));
-	}
-	g_probing = false;
+	probe_kernel(t);
+	rc = try_modes(t, needs_reap(opts), &df);
 	if (rc) {
-		const char *what = opts->mode == TRACER_MODE_FENTRY ? "fentry (BPF trampolines)" :
-				   opts->mode == TRACER_MODE_KPROBE ? "kprobes" :
-				   opts->mode == TRACER_MODE_SYSCALLS ? "syscall tracepoints" :
-				   "fentry, kprobes or syscall tracepoints";
-
-		rc = fail(err, errlen, rc == -EINVAL ? -ENOTSUP : rc,
-			  "cannot trace: this kernel does not allow %s for BPF (%s; -v for details)",
-			  what, strerror(-rc));
+		rc = cannot_trace(opts->mode, rc, err, errlen);
 		goto out;
 	}
-
-	t->pcpu_buf = calloc(t->ncpus, sizeof(struct aios_hist));
-	if (!t->pcpu_buf) {
-		rc = fail(err, errlen, -ENOMEM, "out of memory");
+	rc = open_readers(t, err, errlen);
+	if (rc)
 		goto out;
-	}
-	if (opts->events) {
-		t->rx.join_reap = opts->event_reap && t->mode != TRACER_MODE_SYSCALLS;
-		t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), on_record, t, NULL);
-		if (!t->rb) {
-			rc = fail(err, errlen, -errno ?: -ENOMEM, "ring buffer: %s",
-				  strerror(errno));
-			goto out;
-		}
-	}
-	t->slots_len = (size_t)TRACER_SLOTS * sizeof(struct aios_slot);
-	t->slots = mmap(NULL, t->slots_len, PROT_READ, MAP_SHARED,
-			bpf_map__fd(t->skel->maps.slots), 0);
-	if (t->slots == MAP_FAILED) {
-		t->slots = NULL;
-		rc = fail(err, errlen, -errno, "cannot map the in-flight table: %s",
-			  strerror(errno));
-		goto out;
-	}
 	t->last_sweep = tracer_now_ns();
 	t->attached_ns = t->last_sweep;
 	*out = t;
