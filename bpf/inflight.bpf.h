@@ -145,26 +145,12 @@ static __always_inline void stale(struct aios_req *old)
 }
 
 /* @old's completion was not seen: release it, counted (see want_reconcile) */
-/* request.bpf.h: report a finished request (it needs the parts after this one) */
-static __always_inline void finish(struct aios_req *r, __u64 now, __s64 res, bool reaped);
-
-/*
- * @old's completion was not seen: release it, counted (see want_reconcile). If
- * aiodev's tracepoint (never skipped: a raw tracepoint) saw it complete, it is
- * reported as the driver completed it, a few microseconds before aio_complete;
- * otherwise its latency is not known and it is not reported.
- */
+/* @old's completion was not seen: release it, counted (see want_reconcile) */
 static __always_inline void missed(struct aios_req *old)
 {
+	stale(old);
 	if (want_reconcile)
 		drop(AIOS_CNT_RECONCILED);
-	if ((old->flags & AIOS_F_DRIVER) && old->ts && old->done_ts >= old->ts) {
-		if (want_reconcile && old->api == AIOS_API_AIO)
-			pend_forget(old);
-		finish(old, old->done_ts, old->done_res, false);
-		return;
-	}
-	stale(old);
 }
 
 /* Forget a stale copy of @key in the hash map (the new request got the slot). */

@@ -266,13 +266,14 @@ static __always_inline int on_complete(struct aio_kiocb *ak, bool btf, __u64 id,
 
 /*
  * A reaped event whose request is still pending: its completion was not seen (see
- * want_reconcile). Take the request out of the in-flight table and the queue depth.
- * Its latency is not known (the reap is later than the completion): it is counted,
- * not reported. A request the reap finds just being replaced by a new one on the same
+ * want_reconcile). Take the request out of the in-flight table and the queue depth,
+ * counted. Unless aiodev saw it complete (below), its latency is not known (the reap
+ * is later than the completion) and it is not reported. @have_res: @res is the
+ * reaped event's result (not at exit or io_destroy). A request the reap finds just being replaced by a new one on the same
  * kiocb may be taken instead of it; that one's completion then finds no record: the
  * queue depth stays right either way.
  */
-static __always_inline void reconcile(struct aios_key *k)
+static __always_inline void reconcile(struct aios_key *k, bool have_res, __s64 res)
 {
 	struct pend_ref *v = bpf_map_lookup_elem(&pend_obj, k);
 	struct aios_key ik = {};
@@ -287,6 +288,18 @@ static __always_inline void reconcile(struct aios_key *k)
 	p = inflight_find(&ik);
 	if (!p || p->ts != ts || !inflight_take(&ik, &r))
 		return;
+	if ((r.flags & AIOS_F_DRIVER) && r.done_ts >= r.ts) {
+		/*
+		 * aiodev's completion tracepoint (a raw tracepoint: never skipped)
+		 * saw it complete: report it as the driver completed it, a few
+		 * microseconds before aio_complete. Only here, where requests are
+		 * few, not at every kiocb reuse: finish() inlined into each submit
+		 * program would multiply the object's size.
+		 */
+		drop(AIOS_CNT_RECONCILED);
+		finish(&r, r.done_ts, have_res ? res : r.done_res, false);
+		return;
+	}
 	missed(&r);
 }
 
@@ -317,7 +330,7 @@ static long reap_ev_cb(__u32 i, void *data)
 		return 0;
 	}
 	if (want_reconcile)
-		reconcile(&k);
+		reconcile(&k, true, ev.res);
 	if (want_hist_reap) {
 		struct done_val *t = bpf_map_lookup_elem(&done, &k);
 

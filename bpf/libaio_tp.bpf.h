@@ -75,7 +75,7 @@ static long purge_pend_cb(struct bpf_map *map, struct aios_key *key, struct pend
 			  struct purge_ctx *p)
 {
 	if ((key->aux & p->mask) == p->aux)
-		reconcile(key);
+		reconcile(key, false, 0);
 	return 0;
 }
 
