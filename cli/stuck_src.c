@@ -440,18 +440,10 @@ int stuck_from_tracer(struct tracer *t, struct stuck_list *l, uint64_t older_tha
 
 #include "core/json.h"
 
-static void json_hex_field(struct aio_json *j, const char *name, uint64_t v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	aio_json_string_field(j, name, buf);
-}
-
 void stuck_json_req(struct aio_json *j, const struct stuck_req *r, bool stacks)
 {
 	aio_json_start_object(j);
-	json_hex_field(j, "id", r->id);
+	aio_json_hex_field(j, "id", r->id);
 	aio_json_s64_field(j, "pid", r->pid);
 	aio_json_s64_field(j, "tid", r->tid);
 	aio_json_string_field(j, "comm", r->comm);
@@ -465,8 +457,8 @@ void stuck_json_req(struct aio_json *j, const struct stuck_req *r, bool stacks)
 		aio_json_null_field(j, "stalled");
 	else
 		aio_json_bool_field(j, "stalled", r->stalled);
-	json_hex_field(j, "ctx", r->ctx);
-	json_hex_field(j, "obj", r->obj);
+	aio_json_hex_field(j, "ctx", r->ctx);
+	aio_json_hex_field(j, "obj", r->obj);
 	aio_json_string_field(j, "source", r->src == STUCK_SRC_DEBUGFS ? "debugfs" : "tracer");
 	if (stacks) {
 		const uint64_t *st[2] = { r->kstack, r->ustack };
@@ -480,12 +472,8 @@ void stuck_json_req(struct aio_json *j, const struct stuck_req *r, bool stacks)
 			}
 			aio_json_name(j, names[k]);
 			aio_json_start_array(j);
-			for (int i = 0; i < n[k]; i++) {
-				char buf[24];
-
-				snprintf(buf, sizeof(buf), "0x%" PRIx64, st[k][i]);
-				aio_json_string(j, buf);
-			}
+			for (int i = 0; i < n[k]; i++)
+				aio_json_hex(j, st[k][i]);
 			aio_json_end_array(j);
 		}
 	}

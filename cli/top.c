@@ -524,12 +524,8 @@ static void json_row(struct aio_json *j, const struct top_row *r, enum top_group
 		aio_json_null_field(j, "pid");
 	aio_json_string_field(j, "comm", r->comm[0] ? r->comm : NULL);
 	aio_json_string_field(j, "dev", r->dev);
-	if (g == TOP_BY_CONTEXT) {
-		char buf[24];
-
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, r->key);
-		aio_json_string_field(j, "ctx", buf);
-	}
+	if (g == TOP_BY_CONTEXT)
+		aio_json_hex_field(j, "ctx", r->key);
 	aio_json_u64_field(j, "reads", r->reads);
 	aio_json_u64_field(j, "writes", r->writes);
 	aio_json_u64_field(j, "read_bytes", r->read_bytes);

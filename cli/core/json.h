@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * json.h - streaming JSON writer (aioscope core, bpftool json_writer style).
+ * json.h - the JSON writer (aioscope core, bpftool json_writer style), in two
+ * modes: streaming to a FILE, or building lines in a caller's buffer.
  *
  *   struct aio_json j;
  *   aio_json_init(&j, stdout, false);
@@ -12,10 +13,24 @@
  * Line mode (pretty == false): compact output, and every top-level value is
  * followed by a newline and fflush, so a stream is one object per line.
  * Pretty mode indents with 2 spaces.
+ *
+ * Buffer mode (aio_json_init_buf): the same calls, in line mode, into a buffer
+ * the caller owns, with no stdio and no printf: for lines made hundreds of
+ * thousands of times per second (snoop --json). Every call leaves the buffer
+ * NUL-terminated; aio_json_len() is the length so far. A piece that does not fit
+ * (punctuation, a number, a whole string literal) writes nothing and records
+ * -ENOSPC, and like any error stops the writer: the buffer then holds a prefix of
+ * the full output cut between whole pieces, never past its size, never inside a
+ * string, an escape or a UTF-8 character.
+ *
  * Misuse (value without a name inside an object, name outside an object,
  * unbalanced end, nesting deeper than AIO_JSON_MAX_DEPTH) writes nothing and
  * records -EINVAL; a write error records -EIO. See aio_json_error().
- * The struct is plain data the caller owns; the FILE stays the caller's.
+ * The struct is plain data the caller owns; the FILE or buffer stays the caller's.
+ *
+ * Numbers and escaped strings are written in one place (json.c), for both modes
+ * and for struct aio_buf, the buffer mode's sink, which other hand-built lines
+ * (snoop's text columns) use directly.
  */
 #ifndef AIOSCOPE_CORE_JSON_H
 #define AIOSCOPE_CORE_JSON_H
@@ -26,8 +41,31 @@
 
 #define AIO_JSON_MAX_DEPTH 32
 
+/*
+ * struct aio_buf - text appended into a buffer of @cap bytes (@cap >= 1), kept
+ * NUL-terminated. An append that does not fit writes nothing and sets @full, and
+ * every later append then writes nothing either: the text is always a prefix of
+ * whole appends.
+ */
+struct aio_buf {
+	char *p;
+	size_t len;			/* bytes before the NUL */
+	size_t cap;
+	bool full;			/* an append did not fit */
+};
+
+/* aio_buf_init - an empty text in @p[0..@cap); @cap 0 (or @p NULL): always full. */
+void aio_buf_init(struct aio_buf *b, char *p, size_t cap);
+
+/* Appends: @n bytes of @s, a C string, a decimal number. False if full. */
+bool aio_buf_put(struct aio_buf *b, const char *s, size_t n);
+bool aio_buf_str(struct aio_buf *b, const char *s);
+bool aio_buf_u64(struct aio_buf *b, __u64 v);
+bool aio_buf_s64(struct aio_buf *b, __s64 v);
+
 struct aio_json {
-	FILE *f;
+	FILE *f;			/* stream mode; NULL in buffer mode */
+	struct aio_buf b;		/* buffer mode */
 	bool pretty;
 	int err;			/* first error, 0 if none */
 	unsigned int depth;		/* open containers */
@@ -39,7 +77,16 @@ struct aio_json {
 /* aio_json_init - prepare j to write to f (line mode unless pretty). */
 void aio_json_init(struct aio_json *j, FILE *f, bool pretty);
 
-/* aio_json_error - first error recorded (-EINVAL, -EIO) or 0. */
+/*
+ * aio_json_init_buf - prepare j to write lines into @buf[0..@cap) (buffer mode,
+ * above). @cap 0 or @buf NULL records -EINVAL.
+ */
+void aio_json_init_buf(struct aio_json *j, char *buf, size_t cap);
+
+/* aio_json_len - buffer mode: the length of the text in the buffer; else 0. */
+size_t aio_json_len(const struct aio_json *j);
+
+/* aio_json_error - first error recorded (-EINVAL, -EIO, -ENOSPC) or 0. */
 int aio_json_error(const struct aio_json *j);
 
 /* Containers. */
@@ -58,24 +105,19 @@ void aio_json_name(struct aio_json *j, const char *name);
 void aio_json_string(struct aio_json *j, const char *s);
 void aio_json_u64(struct aio_json *j, __u64 v);
 void aio_json_s64(struct aio_json *j, __s64 v);
+/* aio_json_hex - @v as a string of lowercase hex digits after "0x" ("0x0"). */
+void aio_json_hex(struct aio_json *j, __u64 v);
 /* aio_json_double - %.15g; NaN and infinities write null. */
 void aio_json_double(struct aio_json *j, double v);
 void aio_json_bool(struct aio_json *j, bool v);
 void aio_json_null(struct aio_json *j);
-
-/*
- * aio_json_escape - @s as a JSON string literal, quotes included, escaped as
- * aio_json_string() does, into @buf (for writers that build lines by hand).
- * Truncation keeps escapes and characters whole and still closes the quote.
- * Returns the length of the full literal, or -EINVAL (@len < 3, NULL).
- */
-int aio_json_escape(char *buf, size_t len, const char *s);
 
 /* Named fields: aio_json_name() + the value. */
 void aio_json_string_field(struct aio_json *j, const char *name,
 			   const char *s);
 void aio_json_u64_field(struct aio_json *j, const char *name, __u64 v);
 void aio_json_s64_field(struct aio_json *j, const char *name, __s64 v);
+void aio_json_hex_field(struct aio_json *j, const char *name, __u64 v);
 void aio_json_double_field(struct aio_json *j, const char *name, double v);
 void aio_json_bool_field(struct aio_json *j, const char *name, bool v);
 void aio_json_null_field(struct aio_json *j, const char *name);

@@ -3,44 +3,81 @@
  * fuzz_json - the JSON writer (cli/core/json.c): documents of any shape with
  * strings of any bytes. The input is a program of writer calls; whatever the
  * strings hold, the output must be valid UTF-8 and valid JSON (one value per line
- * in line mode), and aio_json_escape() must agree with the writer and truncate
- * into a valid literal.
+ * in line mode); the writer's buffer mode, given the same calls, must write the
+ * same bytes (line mode) and, for a string in a buffer too small, the whole
+ * literal or nothing of it, never a byte past the buffer.
  */
+#include <errno.h>
 #include <math.h>
 
 #include "fuzz.h"
 #include "json.h"
 
-static void check_escape(const char *s)
+/* no quote left open: no string, escape or character cut */
+static bool whole_literals(const char *s)
 {
-	char full[1024 * 7 + 8], part[300], *mem = NULL;
-	size_t memlen = 0;
+	bool in = false;
+
+	for (; *s; s++) {
+		if (in && *s == '\\')
+			s++;
+		else if (*s == '"')
+			in = !in;
+	}
+	return !in;
+}
+
+#define BOTH(fn, ...)					\
+	do {						\
+		fn(&j, ##__VA_ARGS__);			\
+		fn(&jb, ##__VA_ARGS__);			\
+	} while (0)
+
+/* sizes growing by a quarter, then n - 1 and n */
+static size_t next_cap(size_t cap, size_t n)
+{
+	if (cap >= n - 1)
+		return cap + 1;
+	return cap + 1 + cap / 4 < n - 1 ? cap + 1 + cap / 4 : n - 1;
+}
+
+/* one string in buffer mode: as the stream writer writes it, and cut only whole */
+static void check_buffer(const char *s)
+{
+	char full[256 * 6 + 8], *part, *mem = NULL;
+	size_t memlen = 0, n;
 	struct aio_json j;
 	FILE *f;
-	int n, m;
 
-	n = aio_json_escape(full, sizeof(full), s);
-	FUZZ_CHECK(n >= 2 && (size_t)n < sizeof(full), "escape length %d", n);
-	FUZZ_CHECK(strlen(full) == (size_t)n, "escape returned %d, wrote %zu", n, strlen(full));
-	FUZZ_CHECK(json_string_valid(full, (size_t)n), "escape wrote an invalid literal: %s", full);
-	/* the same text as the writer's */
+	aio_json_init_buf(&j, full, sizeof(full));
+	aio_json_string(&j, s);
+	n = aio_json_len(&j);
+	FUZZ_CHECK(!aio_json_error(&j) && n >= 3 && n == strlen(full), "buffer mode: %d",
+		   aio_json_error(&j));
+	FUZZ_CHECK(json_string_valid(full, n - 1), "buffer mode wrote an invalid literal");
 	f = open_memstream(&mem, &memlen);
 	FUZZ_CHECK(f, "open_memstream");
 	aio_json_init(&j, f, false);
 	aio_json_string(&j, s);
 	fclose(f);
-	FUZZ_CHECK(memlen == (size_t)n + 1 && !memcmp(mem, full, n) && mem[n] == '\n',
-		   "writer and aio_json_escape differ");
+	FUZZ_CHECK(memlen == n && !memcmp(mem, full, n), "stream and buffer modes differ");
 	free(mem);
-	/* truncated: whole escapes and characters, quote closed, a prefix of the full one */
-	for (size_t len = 3; len < sizeof(part); len += 1 + len / 4) {
-		m = aio_json_escape(part, len, s);
-		FUZZ_CHECK(m == n, "truncated escape returned %d, not %d", m, n);
-		FUZZ_CHECK(strlen(part) < len, "escape overran %zu", len);
-		FUZZ_CHECK(json_string_valid(part, strlen(part)), "truncated literal invalid");
-		FUZZ_CHECK(!memcmp(part, full, strlen(part) - 1), "truncation is no prefix");
-		if ((size_t)n < len)
-			FUZZ_CHECK(!strcmp(part, full), "fits but differs");
+	/* smaller sizes up to one short of the newline, each on the heap exactly: ASan
+	 * sees a byte written past it */
+	for (size_t cap = 1; cap <= n; cap = next_cap(cap, n)) {
+		part = malloc(cap);
+		FUZZ_CHECK(part, "malloc");
+		aio_json_init_buf(&j, part, cap);
+		aio_json_string(&j, s);
+		FUZZ_CHECK(aio_json_error(&j) == -ENOSPC, "capacity %zu: error %d", cap,
+			   aio_json_error(&j));
+		FUZZ_CHECK(strlen(part) == aio_json_len(&j) && aio_json_len(&j) < cap,
+			   "capacity %zu: overran", cap);
+		FUZZ_CHECK(!memcmp(part, full, aio_json_len(&j)), "truncation is no prefix");
+		/* the whole literal without its newline, or nothing */
+		FUZZ_CHECK(aio_json_len(&j) == (cap == n ? n - 1 : 0) && whole_literals(part),
+			   "capacity %zu: %zu bytes, a cut literal", cap, aio_json_len(&j));
+		free(part);
 	}
 }
 
@@ -50,11 +87,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool pretty = fz_u8(&in) & 1;
 	char *out = NULL, str[256];
 	size_t outlen = 0;
-	struct aio_json j;
+	struct aio_json j, jb;
 	FILE *f = open_memstream(&out, &outlen);
+	/* the same calls in buffer mode: the same bytes, unless the buffer fills */
+	size_t bcap = 4096 + size * 64;
+	char *bbuf = malloc(bcap);
 
-	FUZZ_CHECK(f, "open_memstream");
+	FUZZ_CHECK(f && bbuf, "open_memstream, malloc");
 	aio_json_init(&j, f, pretty);
+	aio_json_init_buf(&jb, bbuf, bcap);
 	while (fz_left(&in)) {
 		uint8_t op = fz_u8(&in);
 		bool in_obj = j.depth && j.is_obj[j.depth - 1];
@@ -62,68 +103,82 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (in_obj && !j.named) {
 			/* an object wants a name or its end */
 			if (op & 1) {
-				aio_json_end_object(&j);
+				BOTH(aio_json_end_object);
 			} else {
 				fz_str(&in, str, sizeof(str) - 1);
-				aio_json_name(&j, str);
+				BOTH(aio_json_name, str);
 			}
 			continue;
 		}
-		switch (op % 9) {
+		uint64_t v;
+
+		switch (op % 10) {
 		case 0:
 			if (j.depth < AIO_JSON_MAX_DEPTH)
-				aio_json_start_object(&j);
+				BOTH(aio_json_start_object);
 			break;
 		case 1:
 			if (j.depth < AIO_JSON_MAX_DEPTH)
-				aio_json_start_array(&j);
+				BOTH(aio_json_start_array);
 			break;
 		case 2:
 			if (j.depth && !in_obj)
-				aio_json_end_array(&j);
+				BOTH(aio_json_end_array);
 			else
-				aio_json_null(&j);
+				BOTH(aio_json_null);
 			break;
 		case 3:
 			fz_str(&in, str, sizeof(str) - 1);
-			aio_json_string(&j, str);
-			check_escape(str);
+			BOTH(aio_json_string, str);
+			check_buffer(str);
 			break;
 		case 4:
-			aio_json_u64(&j, fz_u64(&in, 8));
+			v = fz_u64(&in, 8);
+			BOTH(aio_json_u64, v);
 			break;
 		case 5:
-			aio_json_s64(&j, (int64_t)fz_u64(&in, 8));
+			v = fz_u64(&in, 8);
+			BOTH(aio_json_s64, (int64_t)v);
 			break;
 		case 6: {
 			uint64_t bits = fz_u64(&in, 8);
 			double d;
 
 			memcpy(&d, &bits, sizeof(d));	/* NaN and infinities too */
-			aio_json_double(&j, d);
+			BOTH(aio_json_double, d);
 			break;
 		}
 		case 7:
-			aio_json_bool(&j, op & 0x10);
+			BOTH(aio_json_bool, op & 0x10);
+			break;
+		case 8:
+			BOTH(aio_json_string, NULL);
 			break;
 		default:
-			aio_json_string(&j, NULL);
+			v = fz_u64(&in, 8);
+			BOTH(aio_json_hex, v);
 			break;
 		}
 	}
 	/* close what is open, as a command ending would */
 	if (j.named)
-		aio_json_null(&j);
+		BOTH(aio_json_null);
 	while (j.depth) {
 		if (j.is_obj[j.depth - 1])
-			aio_json_end_object(&j);
+			BOTH(aio_json_end_object);
 		else
-			aio_json_end_array(&j);
+			BOTH(aio_json_end_array);
 	}
 	fclose(f);
 	FUZZ_CHECK(aio_json_error(&j) == 0, "writer error %d on well-formed calls",
 		   aio_json_error(&j));
 	FUZZ_CHECK(utf8_valid(out, outlen), "output is not valid UTF-8");
+	if (!pretty && aio_json_error(&jb) != -ENOSPC) {
+		FUZZ_CHECK(!aio_json_error(&jb), "buffer mode error %d", aio_json_error(&jb));
+		FUZZ_CHECK(aio_json_len(&jb) == outlen && !memcmp(bbuf, out, outlen),
+			   "buffer mode wrote other bytes than the stream");
+	}
+	free(bbuf);
 	if (pretty) {
 		/* a stream of values, whitespace between */
 		struct jp p = { (const unsigned char *)out, outlen, 0, 0 };

@@ -29,16 +29,20 @@ struct state {
 static int on_event(void *ctx, const struct tracer_event *e)
 {
 	struct state *st = ctx;
-	char term[TRACER_COMM_LEN * 4], js[TRACER_COMM_LEN * 6 + 3], num[48];
+	char term[TRACER_COMM_LEN * 4], js[TRACER_COMM_LEN * 6 + 4], num[48];
+	struct aio_json j;
 	char line[SNOOP_LINE_MAX];
 	size_t n;
 
 	FUZZ_CHECK(memchr(e->comm, '\0', sizeof(e->comm)), "comm not terminated");
 	FUZZ_CHECK(e->reap_ns == TRACER_REAP_NONE || st->join, "reap time without the join");
 	aio_fmt_term(term, sizeof(term), e->comm);
-	FUZZ_CHECK(aio_json_escape(js, sizeof(js), e->comm) > 0, "escape");
-	FUZZ_CHECK(utf8_valid(js, strlen(js)) && json_string_valid(js, strlen(js)),
-		   "comm as JSON: %s", js);
+	aio_json_init_buf(&j, js, sizeof(js));	/* every byte a \uXXXX, quotes, newline */
+	aio_json_string(&j, e->comm);
+	FUZZ_CHECK(!aio_json_error(&j) && aio_json_len(&j) >= 3, "comm as JSON: %d",
+		   aio_json_error(&j));
+	FUZZ_CHECK(utf8_valid(js, aio_json_len(&j) - 1) &&
+		   json_string_valid(js, aio_json_len(&j) - 1), "comm as JSON: %s", js);
 	aio_fmt_ns(num, sizeof(num), e->lat_ns);
 	/* snoop --json: one whole object per line */
 	n = snoop_line(line, sizeof(line), e, true, st->clock, st->clock ^ e->ts_ns);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of cli/core/json.[ch]. */
+/* Unit tests of cli/core/json.[ch]: stream mode, buffer mode, struct aio_buf. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -139,20 +139,209 @@ static void test_json_invalid_utf8_replaced(void)
 			"\xf4\x8f\xbf\xbf\"\n"), "well-formed: %s", s);
 }
 
-/* aio_json_escape: the same text into a buffer, whole units, quote closed. */
-static void test_json_escape_buffer(void)
+/* the document of test_json_object_all_types and more, by any writer */
+static void write_doc(struct aio_json *j)
+{
+	aio_json_start_object(j);
+	aio_json_string_field(j, "comm", "a\n\xc3\"\\\x01z");
+	aio_json_u64_field(j, "id", 18446744073709551615ULL);
+	aio_json_s64_field(j, "res", -5);
+	aio_json_s64_field(j, "min", (-9223372036854775807LL - 1));
+	aio_json_hex_field(j, "ctx", 0x7f12a0001000ULL);
+	aio_json_double_field(j, "ratio", 0.25);
+	aio_json_bool_field(j, "stalled", true);
+	aio_json_null_field(j, "reap_ns");
+	aio_json_string_field(j, "dev", NULL);
+	aio_json_name(j, "we\"ird \xff");
+	aio_json_start_array(j);
+	aio_json_u64(j, 0);
+	aio_json_start_object(j);
+	aio_json_end_object(j);
+	aio_json_hex(j, 0);
+	aio_json_end_array(j);
+	aio_json_end_object(j);
+	aio_json_u64(j, 7);			/* a second line */
+}
+
+#define DOC "{\"comm\":\"a\\n\\ufffd\\\"\\\\\\u0001z\",\"id\":18446744073709551615," \
+	    "\"res\":-5,\"min\":-9223372036854775808,\"ctx\":\"0x7f12a0001000\"," \
+	    "\"ratio\":0.25,\"stalled\":true,\"reap_ns\":null,\"dev\":null," \
+	    "\"we\\\"ird \\ufffd\":[0,{},\"0x0\"]}\n7\n"
+
+/* buffer mode writes what stream mode writes, and says how long it is */
+static void test_json_buffer_same_as_stream(void)
+{
+	char buf[512];
+	struct aio_json b;
+	const char *s;
+
+	begin(false);
+	write_doc(&J);
+	s = finish();
+	UASSERT(!aio_json_error(&J) && !strcmp(s, DOC), "stream: %s", s);
+	aio_json_init_buf(&b, buf, sizeof(buf));
+	write_doc(&b);
+	UASSERT(!aio_json_error(&b), "buffer error %d", aio_json_error(&b));
+	UASSERT(!strcmp(buf, DOC), "buffer: %s", buf);
+	UASSERT(aio_json_len(&b) == strlen(DOC), "length %zu, not %zu", aio_json_len(&b),
+		strlen(DOC));
+	UASSERT(aio_json_len(&J) == 0, "stream mode has no length");
+}
+
+/* no quote left open, so no string, escape or character cut */
+static bool whole_literals(const char *s)
+{
+	bool in = false;
+
+	for (; *s; s++) {
+		if (in && *s == '\\')
+			s++;
+		else if (*s == '"')
+			in = !in;
+	}
+	return !in;
+}
+
+/*
+ * Every size from 1 to the whole document: the buffer (exactly that big on the
+ * heap, so ASan sees any byte past it) holds a NUL-terminated prefix of the
+ * document cut between whole pieces, and -ENOSPC says it was cut.
+ */
+static void test_json_buffer_truncation(void)
+{
+	const size_t full = strlen(DOC);
+
+	for (size_t cap = 1; cap <= full + 1; cap++) {
+		char *buf = malloc(cap);
+		struct aio_json b;
+		size_t n;
+		bool ok;
+
+		UASSERT(buf, "malloc");
+		aio_json_init_buf(&b, buf, cap);
+		write_doc(&b);
+		n = strlen(buf);
+		ok = n == aio_json_len(&b) && n < cap && !strncmp(buf, DOC, n) &&
+		     whole_literals(buf) &&
+		     aio_json_error(&b) == (cap > full ? 0 : -ENOSPC);
+		free(buf);
+		UASSERT(ok, "capacity %zu: %zu bytes, error %d", cap, n, aio_json_error(&b));
+	}
+}
+
+/* a literal that does not fit is not written at all, even with room for part */
+static void test_json_buffer_literal_whole(void)
 {
 	char buf[16];
-	int n;
+	struct aio_json b;
 
-	n = aio_json_escape(buf, sizeof(buf), "a\n\xc3");
-	UASSERT(n == 11 && !strcmp(buf, "\"a\\n\\ufffd\""), "n %d buf %s", n, buf);
-	n = aio_json_escape(buf, 8, "ab\x01" "cd");
-	UASSERT(n == 12 && !strcmp(buf, "\"ab\""), "truncated: n %d buf %s", n, buf);
-	n = aio_json_escape(buf, sizeof(buf), "");
-	UASSERT(n == 2 && !strcmp(buf, "\"\""), "empty: n %d buf %s", n, buf);
-	UASSERT(aio_json_escape(buf, 2, "x") == -EINVAL, "len 2 is too small");
-	UASSERT(aio_json_escape(NULL, 8, "x") == -EINVAL, "NULL buffer");
+	aio_json_init_buf(&b, buf, sizeof(buf));
+	aio_json_start_array(&b);
+	aio_json_string(&b, "0123456789");	/* 12 bytes: fits */
+	aio_json_string(&b, "abc");		/* ,"abc" does not */
+	UASSERT(aio_json_error(&b) == -ENOSPC, "error %d", aio_json_error(&b));
+	UASSERT(!strcmp(buf, "[\"0123456789\",") && aio_json_len(&b) == 14,
+		"got %s", buf);
+	aio_json_init_buf(&b, buf, 12);
+	aio_json_string(&b, "\x01\x01");	/* "\u0001\u0001" is 14 bytes */
+	UASSERT(aio_json_error(&b) == -ENOSPC && !buf[0] && !aio_json_len(&b),
+		"half a literal: %s", buf);
+	aio_json_init_buf(&b, buf, 15);		/* the literal, not its newline */
+	aio_json_string(&b, "\x01\x01");
+	UASSERT(aio_json_error(&b) == -ENOSPC && !strcmp(buf, "\"\\u0001\\u0001\""),
+		"newline cut: %d %s", aio_json_error(&b), buf);
+	aio_json_init_buf(&b, buf, 16);		/* the literal, its newline, the NUL */
+	aio_json_string(&b, "\x01\x01");
+	UASSERT(!aio_json_error(&b) && !strcmp(buf, "\"\\u0001\\u0001\"\n"),
+		"exact fit: %d %s", aio_json_error(&b), buf);
+}
+
+static void test_json_buffer_misuse(void)
+{
+	char buf[8] = "xxxxxxx";
+	struct aio_json b;
+
+	aio_json_init_buf(&b, buf, 0);
+	aio_json_u64(&b, 1);
+	UASSERT(aio_json_error(&b) == -EINVAL && buf[0] == 'x', "capacity 0 accepted");
+	aio_json_init_buf(&b, NULL, 8);
+	aio_json_u64(&b, 1);
+	UASSERT(aio_json_error(&b) == -EINVAL && !aio_json_len(&b), "NULL buffer accepted");
+	aio_json_init_buf(&b, buf, 1);
+	UASSERT(!buf[0], "not terminated at init");
+	aio_json_u64(&b, 1);
+	UASSERT(aio_json_error(&b) == -ENOSPC && !buf[0], "wrote into a 1-byte buffer");
+	aio_json_init_buf(&b, buf, sizeof(buf));
+	aio_json_start_object(&b);
+	aio_json_u64(&b, 1);			/* no name */
+	UASSERT(aio_json_error(&b) == -EINVAL && !strcmp(buf, "{"), "misuse: %s", buf);
+}
+
+/* numbers at their limits, in both modes alike */
+static void test_json_number_limits(void)
+{
+	static const __s64 s[] = { 0, -1, 9, 10, 99, 100, -100, 999999999999999999LL,
+				   9223372036854775807LL, -9223372036854775807LL - 1 };
+	static const __u64 u[] = { 0, 9, 10, 99, 100, 101, 10000000000000000000ULL,
+				   18446744073709551615ULL };
+	char buf[1024], want[1024];
+	struct aio_json b;
+	size_t n = 0;
+	const char *got;
+
+	aio_json_init_buf(&b, buf, sizeof(buf));
+	aio_json_start_array(&b);
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+		aio_json_s64(&b, s[i]);
+		n += (size_t)snprintf(want + n, sizeof(want) - n, "%s%lld", n ? "," : "[",
+				      (long long)s[i]);
+	}
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		aio_json_u64(&b, u[i]);
+		aio_json_hex(&b, u[i]);
+		n += (size_t)snprintf(want + n, sizeof(want) - n, ",%llu,\"0x%llx\"",
+				      (unsigned long long)u[i], (unsigned long long)u[i]);
+	}
+	aio_json_end_array(&b);
+	snprintf(want + n, sizeof(want) - n, "]\n");
+	UASSERT(!aio_json_error(&b) && !strcmp(buf, want), "buffer:\n%.400s\n%.400s", buf,
+		want);
+	begin(false);
+	aio_json_init_buf(&b, buf, sizeof(buf));
+	aio_json_start_array(&J);
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		aio_json_s64(&J, s[i]);
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		aio_json_u64(&J, u[i]);
+		aio_json_hex(&J, u[i]);
+	}
+	aio_json_end_array(&J);
+	got = finish();
+	UASSERT(!strcmp(got, want), "stream:\n%.400s\n%.400s", got, want);
+}
+
+/* struct aio_buf: appends whole or not at all, and none after the first miss */
+static void test_json_aio_buf(void)
+{
+	char buf[24];
+	struct aio_buf b;
+
+	aio_buf_init(&b, buf, sizeof(buf));
+	UASSERT(aio_buf_s64(&b, -9223372036854775807LL - 1) && aio_buf_str(&b, " ") &&
+		aio_buf_put(&b, "", 0), "appends failed");
+	UASSERT(!strcmp(buf, "-9223372036854775808 ") && b.len == 21 && !b.full, "got %s", buf);
+	UASSERT(!aio_buf_u64(&b, 100) && b.full && b.len == 21, "100 does not fit in 2");
+	UASSERT(!aio_buf_put(&b, "", 0) && !aio_buf_str(&b, "x") && b.len == 21 &&
+		!strcmp(buf, "-9223372036854775808 "), "appended after a miss: %s", buf);
+	aio_buf_init(&b, buf, 21);
+	UASSERT(aio_buf_u64(&b, 18446744073709551615ULL) && !strcmp(buf, "18446744073709551615"),
+		"exact fit: %s", buf);
+	aio_buf_init(&b, buf, 20);
+	UASSERT(!aio_buf_u64(&b, 18446744073709551615ULL) && !buf[0], "one byte short");
+	aio_buf_init(&b, NULL, 8);
+	UASSERT(b.full && !aio_buf_put(&b, "a", 1), "NULL buffer");
+	aio_buf_init(&b, buf, 0);
+	UASSERT(b.full && !aio_buf_put(&b, "", 0), "capacity 0");
 }
 
 static void test_json_doubles(void)
@@ -272,7 +461,12 @@ int main(void)
 	RUN(test_json_one_object_per_line);
 	RUN(test_json_string_escaping);
 	RUN(test_json_invalid_utf8_replaced);
-	RUN(test_json_escape_buffer);
+	RUN(test_json_buffer_same_as_stream);
+	RUN(test_json_buffer_truncation);
+	RUN(test_json_buffer_literal_whole);
+	RUN(test_json_buffer_misuse);
+	RUN(test_json_number_limits);
+	RUN(test_json_aio_buf);
 	RUN(test_json_doubles);
 	RUN(test_json_pretty);
 	RUN(test_json_misuse_is_reported);

@@ -7,6 +7,7 @@
  * outside the enums.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "snoop_line.h"
@@ -214,6 +215,34 @@ static void test_snoop_line_longest_fits(void)
 		SNOOP_LINE_MAX);
 }
 
+/*
+ * A buffer too small for the line (snoop's never is): at every size, a buffer of
+ * exactly that many bytes on the heap (ASan sees a byte past it) holds a
+ * NUL-terminated prefix of the line, and its length is returned.
+ */
+static void test_snoop_line_truncated(void)
+{
+	const struct golden *g = &cases[NCASES - 1];
+
+	for (int json = 1; json >= 0; json--) {
+		const char *want = expected[NCASES - 1][!json];
+
+		for (size_t cap = 1; cap <= strlen(want) + 1; cap++) {
+			char *buf = malloc(cap);
+			size_t n;
+			bool ok;
+
+			UASSERT(buf, "malloc");
+			n = snoop_line(buf, cap, &g->e, json, g->mono_to_real, g->start_mono);
+			ok = n < cap && n == strlen(buf) && !strncmp(buf, want, n) &&
+			     (cap <= strlen(want) || n == strlen(want));
+			free(buf);
+			UASSERT(ok, "%s, capacity %zu: %zu bytes", json ? "json" : "text",
+				cap, n);
+		}
+	}
+}
+
 static void test_snoop_line_no_room(void)
 {
 	char c = 'x';
@@ -228,6 +257,7 @@ int main(void)
 {
 	RUN(test_snoop_line_golden);
 	RUN(test_snoop_line_longest_fits);
+	RUN(test_snoop_line_truncated);
 	RUN(test_snoop_line_no_room);
 	return unit_done("snoop_line");
 }
