@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * snoop_line.h - snoop's output line for one finished request, built by hand (a
- * printf per field is too slow for 100,000 requests per second). No libbpf: the
- * fuzz target tests/fuzz/fuzz_record.c checks every line it makes.
+ * snoop_line.h - snoop's output line for one finished request, built without printf
+ * (a printf per field is too slow for 100,000 requests per second): the JSON line by
+ * the core's JSON writer in buffer mode, the text columns on its buffer. No libbpf:
+ * tests/unit/test_snoop_line.c pins both forms byte for byte, and the fuzz target
+ * tests/fuzz/fuzz_record.c checks every line it makes.
  */
 #ifndef AIOSCOPE_SNOOP_LINE_H
 #define AIOSCOPE_SNOOP_LINE_H
@@ -18,7 +20,9 @@
 /*
  * snoop_line - the line of @e, newline included, into @buf (NUL-terminated): a JSON
  * object (@json; "ts_ns" is @e's time + @mono_to_real, wrapping) or the text columns
- * (time since @start_mono; comm terminal-safe). Returns its length.
+ * (time since @start_mono; comm terminal-safe). Returns its length. A @buf too
+ * small for the line (SNOOP_LINE_MAX never is) holds a prefix of it cut between
+ * whole pieces; @cap 0 writes nothing.
  */
 size_t snoop_line(char *buf, size_t cap, const struct tracer_event *e, bool json,
 		  uint64_t mono_to_real, uint64_t start_mono);
