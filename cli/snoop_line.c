@@ -84,23 +84,17 @@ static void col_str(struct aio_buf *b, const char *s, int width)
 	col(b, s, strlen(s), width);
 }
 
-static void col_u64(struct aio_buf *b, uint64_t v, int width)
+/* a number, signed (@sig) or not, in a column */
+static void col_num(struct aio_buf *b, uint64_t v, bool sig, int width)
 {
 	char num[24];
 	struct aio_buf t;
 
 	aio_buf_init(&t, num, sizeof(num));
-	aio_buf_u64(&t, v);
-	col(b, num, t.len, width);
-}
-
-static void col_s64(struct aio_buf *b, int64_t v, int width)
-{
-	char num[24];
-	struct aio_buf t;
-
-	aio_buf_init(&t, num, sizeof(num));
-	aio_buf_s64(&t, v);
+	if (sig)
+		aio_buf_s64(&t, (int64_t)v);
+	else
+		aio_buf_u64(&t, v);
 	col(b, num, t.len, width);
 }
 
@@ -123,14 +117,14 @@ static size_t text_line(char *buf, size_t cap, const struct tracer_event *e,
 	col(&b, ts, (size_t)aio_fmt_fixed(ts, sizeof(ts), rel, 1000000000, 6), -12);
 	aio_fmt_term(comm, sizeof(comm), e->comm);	/* no raw control bytes */
 	col_str(&b, comm, -16);
-	col_s64(&b, e->pid, 7);
+	col_num(&b, (uint64_t)e->pid, true, 7);
 	col_str(&b, tracer_api_name(e->api), -5);
 	col_str(&b, tracer_op_name(e->op), -6);
 	col_str(&b, tracer_dev_str(e->dev, dev, sizeof(dev)), -9);
-	col_u64(&b, e->ino, 10);
-	col_s64(&b, e->offset, 12);
-	col_u64(&b, e->bytes, 8);
-	col_s64(&b, e->res, 8);
+	col_num(&b, e->ino, false, 10);
+	col_num(&b, (uint64_t)e->offset, true, 12);
+	col_num(&b, e->bytes, false, 8);
+	col_num(&b, (uint64_t)e->res, true, 8);
 	col_us(&b, e->lat_ns, 10);
 	if (e->reap_ns == TRACER_REAP_NONE)
 		col_str(&b, "-", 10);

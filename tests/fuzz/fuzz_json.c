@@ -13,20 +13,7 @@
 #include "fuzz.h"
 #include "json.h"
 
-/* no quote left open: no string, escape or character cut */
-static bool whole_literals(const char *s)
-{
-	bool in = false;
-
-	for (; *s; s++) {
-		if (in && *s == '\\')
-			s++;
-		else if (*s == '"')
-			in = !in;
-	}
-	return !in;
-}
-
+/* a writer call made on the stream writer j and the buffer writer jb alike */
 #define BOTH(fn, ...)					\
 	do {						\
 		fn(&j, ##__VA_ARGS__);			\
@@ -74,8 +61,8 @@ static void check_buffer(const char *s)
 		FUZZ_CHECK(strlen(part) == aio_json_len(&j) && aio_json_len(&j) < cap,
 			   "capacity %zu: overran", cap);
 		FUZZ_CHECK(!memcmp(part, full, aio_json_len(&j)), "truncation is no prefix");
-		/* the whole literal without its newline, or nothing */
-		FUZZ_CHECK(aio_json_len(&j) == (cap == n ? n - 1 : 0) && whole_literals(part),
+		/* the whole literal without its newline, or nothing: never a cut one */
+		FUZZ_CHECK(aio_json_len(&j) == (cap == n ? n - 1 : 0),
 			   "capacity %zu: %zu bytes, a cut literal", cap, aio_json_len(&j));
 		free(part);
 	}
