@@ -71,10 +71,10 @@ static void col(struct aio_buf *b, const char *s, size_t n, int width)
 	if (pad > sizeof(spaces) - 1)
 		pad = sizeof(spaces) - 1;
 
-	if (width > 0)
+	if (width > 0 && pad)
 		aio_buf_put(b, spaces, pad);
 	aio_buf_put(b, s, n);
-	if (width < 0)
+	if (width < 0 && pad)
 		aio_buf_put(b, spaces, pad);
 	aio_buf_put(b, " ", 1);
 }

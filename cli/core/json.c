@@ -20,18 +20,6 @@ void aio_buf_init(struct aio_buf *b, char *p, size_t cap)
 		p[0] = '\0';
 }
 
-bool aio_buf_put(struct aio_buf *b, const char *s, size_t n)
-{
-	if (b->full || n >= b->cap - b->len) {
-		b->full = true;
-		return false;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-	return true;
-}
-
 bool aio_buf_str(struct aio_buf *b, const char *s)
 {
 	return aio_buf_put(b, s, strlen(s));

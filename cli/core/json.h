@@ -37,6 +37,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <linux/types.h>
 
 #define AIO_JSON_MAX_DEPTH 32
@@ -58,7 +59,19 @@ struct aio_buf {
 void aio_buf_init(struct aio_buf *b, char *p, size_t cap);
 
 /* Appends: @n bytes of @s, a C string, a decimal number. False if full. */
-bool aio_buf_put(struct aio_buf *b, const char *s, size_t n);
+static inline bool aio_buf_put(struct aio_buf *b, const char *s, size_t n)
+{
+	/* inline: a line of snoop's text is some 50 of these */
+	if (b->full || n >= b->cap - b->len) {
+		b->full = true;
+		return false;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return true;
+}
+
 bool aio_buf_str(struct aio_buf *b, const char *s);
 bool aio_buf_u64(struct aio_buf *b, __u64 v);
 bool aio_buf_s64(struct aio_buf *b, __s64 v);
