@@ -125,18 +125,10 @@ static void fail(struct aio_json *j, int err)
 /* @n bytes to the stream or the buffer (where not fitting is an error) */
 static inline void emit(struct aio_json *j, const char *s, size_t n)
 {
-	struct aio_buf *b = &j->b;
-
-	if (j->f) {
+	if (j->f)
 		fwrite(s, 1, n, j->f);
-	} else if (!b->full && n < b->cap - b->len) {
-		memcpy(b->p + b->len, s, n);
-		b->len += n;
-		b->p[b->len] = '\0';
-	} else {
-		b->full = true;
+	else if (!aio_buf_put(&j->b, s, n))
 		fail(j, -ENOSPC);
-	}
 }
 
 static void emitc(struct aio_json *j, char c)
