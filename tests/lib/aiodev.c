@@ -61,21 +61,24 @@ char *aiodev_read_file(const char *path, size_t *lenp)
 	return buf;
 }
 
-static void knob_path(char *buf, size_t sz, int dev, const char *knob)
+/* Open knob @knob of aiodev@dev: a descriptor, or -errno. */
+static int knob_open(int dev, const char *knob, int flags)
 {
-	snprintf(buf, sz, AIODEV_SYSFS "/aiodev%d/%s", dev, knob);
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), AIODEV_SYSFS "/aiodev%d/%s", dev, knob);
+	fd = open(path, flags);
+	return fd < 0 ? -errno : fd;
 }
 
 int aiodev_knob_write_raw(int dev, const char *knob, const char *val, size_t len)
 {
-	char path[256];
+	int fd = knob_open(dev, knob, O_WRONLY), err = 0;
 	ssize_t n;
-	int fd, err = 0;
 
-	knob_path(path, sizeof(path), dev, knob);
-	fd = open(path, O_WRONLY);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = write(fd, val, len);
 	if (n < 0)
 		err = -errno;
@@ -92,14 +95,12 @@ int aiodev_knob_write(int dev, const char *knob, const char *val)
 
 int aiodev_knob_read(int dev, const char *knob, char *buf, size_t len)
 {
-	char path[256];
+	int fd = knob_open(dev, knob, O_RDONLY), err = 0;
 	ssize_t n;
-	int fd, err = 0;
 
-	knob_path(path, sizeof(path), dev, knob);
-	fd = open(path, O_RDONLY);
+	buf[0] = '\0';
 	if (fd < 0)
-		return -errno;
+		return fd;
 	n = read(fd, buf, len - 1);
 	if (n < 0) {
 		err = -errno;
