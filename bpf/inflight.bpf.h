@@ -116,10 +116,18 @@ __s64 nhash = 0;
  * user iocb in syscalls mode, means the old request is over: take it off the queue
  * depth counters, which it still holds.
  */
-/* Index a pending libaio request by its user identity (see want_reconcile). */
-static __always_inline void pend_note(struct aios_req *r)
+/* A request's key in pend_obj: the application's name for it (see want_reconcile). */
+static __always_inline struct aios_key pend_key(const struct aios_req *r)
 {
 	struct aios_key k = { .id = r->obj, .aux = aios_aux(r->ctx, r->pid) };
+
+	return k;
+}
+
+/* Index a pending libaio request by its user identity. */
+static __always_inline void pend_note(struct aios_req *r)
+{
+	struct aios_key k = pend_key(r);
 	struct pend_ref v = { .id = r->id, .ts = r->ts };
 
 	if (bpf_map_update_elem(&pend_obj, &k, &v, BPF_ANY))
@@ -129,7 +137,7 @@ static __always_inline void pend_note(struct aios_req *r)
 /* Remove @r's index entry, if it is @r's (a new request may hold the same iocb). */
 static __always_inline void pend_forget(struct aios_req *r)
 {
-	struct aios_key k = { .id = r->obj, .aux = aios_aux(r->ctx, r->pid) };
+	struct aios_key k = pend_key(r);
 	struct pend_ref *v = bpf_map_lookup_elem(&pend_obj, &k);
 
 	if (v && v->id == r->id && v->ts == r->ts)
@@ -144,7 +152,6 @@ static __always_inline void stale(struct aios_req *old)
 		pend_forget(old);
 }
 
-/* @old's completion was not seen: release it, counted (see want_reconcile) */
 /* @old's completion was not seen: release it, counted (see want_reconcile) */
 static __always_inline void missed(struct aios_req *old)
 {
