@@ -3,7 +3,7 @@
  * aioscope.bpf.c - follow each asynchronous request (libaio and io_uring) from
  * submission to completion and reap: one BPF object, its parts by concern.
  *
- * Three attach modes for libaio, chosen by user space (cli/tracer.c), one handler
+ * Three attach modes for libaio, chosen by user space (cli/collect/tracer.c), one handler
  * body each (libaio.bpf.h):
  *   fentry    fentry aio_read/aio_write/aio_fsync (submit), fentry aio_complete
  *             (completion: the moment the event enters the context's ring),

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * aioscope.h - types shared by bpf/aioscope.bpf.c and user space (cli/tracer.c).
+ * aioscope.h - types shared by bpf/aioscope.bpf.c and user space (cli/collect/tracer.c).
  * Only __u32/__u64 types, no kernel includes: BPF (vmlinux.h), the CLI and tests
  * all include it.
  *

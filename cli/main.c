@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 
 const char *argp_program_version = "aioscope " AIOSCOPE_VERSION;
 const char *argp_program_bug_address = "<https://github.com/aioscope/aioscope/issues>";

@@ -11,7 +11,7 @@
 #include <math.h>
 
 #include "fuzz.h"
-#include "json.h"
+#include "core/json.h"
 
 /* a writer call made on the stream writer j and the buffer writer jb alike */
 #define BOTH(fn, ...)					\

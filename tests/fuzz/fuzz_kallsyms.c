@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fuzz_kallsyms - the /proc/kallsyms reader and the kernel frame formatter used by
- * `aioscope stuck --stack` (cli/parse.c: ksyms_read, ksyms_fmt): any text, then
+ * `aioscope stuck --stack` (cli/collect/parse.c: ksyms_read, ksyms_fmt): any text, then
  * frames at, around and between the symbols it gave.
  */
 #include <inttypes.h>
 
 #include "fuzz.h"
-#include "parse.h"
+#include "collect/parse.h"
 
 static void fmt(const struct ksyms *k, uint64_t ip)
 {

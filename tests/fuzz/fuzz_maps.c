@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fuzz_maps - the /proc/PID/maps reader and the user frame formatter used by
- * `aioscope stuck --stack` (cli/parse.c: umaps_read, umaps_fmt). File names are
+ * `aioscope stuck --stack` (cli/collect/parse.c: umaps_read, umaps_fmt). File names are
  * chosen by other users: the frame text must stay terminal-safe.
  */
 #include <inttypes.h>
 
 #include "fuzz.h"
-#include "parse.h"
+#include "collect/parse.h"
 
 static void fmt(const struct umap *m, size_t n, uint64_t ip)
 {

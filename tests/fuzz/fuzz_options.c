@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz_options - the command-line parsers (cli/parse.c): parse_u64 (counts, pids,
+ * fuzz_options - the command-line parsers (cli/collect/parse.c): parse_u64 (counts, pids,
  * milliseconds, --min-lat-us), parse_int (-p), parse_seconds (intervals and
  * durations), parse_mode (--mode), aio_col_parse (top's --sort). Every accepted
  * string must be exactly what the options document, with the value a reference
@@ -12,8 +12,8 @@
 #include <math.h>
 
 #include "fuzz.h"
-#include "parse.h"
-#include "table.h"
+#include "collect/parse.h"
+#include "core/table.h"
 
 /* all decimal digits, at least one; *v = the value, false on overflow */
 static bool ref_u64(const char *s, uint64_t *v, bool *overflow)

@@ -12,10 +12,10 @@
  */
 #include <inttypes.h>
 
-#include "format.h"
+#include "core/format.h"
 #include "fuzz.h"
-#include "json.h"
-#include "parse.h"
+#include "core/json.h"
+#include "collect/parse.h"
 
 static void check_req(const struct stuck_req *r)
 {

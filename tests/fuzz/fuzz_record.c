@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz_record - the ring buffer's records in user space (cli/record.c): DONE and
+ * fuzz_record - the ring buffer's records in user space (cli/collect/record.c): DONE and
  * REAP records of any length and content, in any order, through the decoder and the
  * completion/reap join, then through snoop's two line forms: the JSON line must be
  * one valid JSON object in valid UTF-8, whole; the text line terminal-safe.
@@ -13,11 +13,11 @@
 #include <linux/types.h>
 
 #include "aioscope.h"
-#include "format.h"
+#include "core/format.h"
 #include "fuzz.h"
-#include "json.h"
-#include "record.h"
-#include "snoop_line.h"
+#include "core/json.h"
+#include "collect/record.h"
+#include "commands/snoop_line.h"
 
 struct state {
 	bool join;

@@ -6,7 +6,7 @@
  * the output, truncation keeps escapes and characters whole, and the escaping can
  * be undone (two different names never print the same).
  */
-#include "format.h"
+#include "core/format.h"
 #include "fuzz.h"
 
 /* Undo aio_fmt_term's escaping: "\\" and "\xHH". Returns the length, -1 if malformed. */

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* test_batch.c - reading a BPF map in batches (cli/batch.c) with a fake lookup. */
+/* test_batch.c - reading a BPF map in batches (cli/collect/batch.c) with a fake lookup. */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "cli/batch.h"
+#include "cli/collect/batch.h"
 #include "unit.h"
 
 /* an impossible calloc returns NULL, as in a program without ASan */

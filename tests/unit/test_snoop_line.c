@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of cli/snoop_line.c: snoop's two line forms, byte for byte. The
+ * Unit tests of cli/commands/snoop_line.c: snoop's two line forms, byte for byte. The
  * expected lines were captured from snoop_line.c's own hand-written builder
  * (jl_*), and pin the output scripts parse: numbers at their limits, negative
  * results, hostile comm bytes, no reap or driver time, cancelled requests, values
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "snoop_line.h"
+#include "commands/snoop_line.h"
 #include "unit.h"
 
 #define DEV(maj, min) ((uint32_t)(maj) << 20 | (uint32_t)(min))

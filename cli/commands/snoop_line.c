@@ -7,8 +7,8 @@
  */
 #include <string.h>
 
-#include "format.h"
-#include "json.h"
+#include "core/format.h"
+#include "core/json.h"
 #include "snoop_line.h"
 
 static size_t json_line(char *buf, size_t cap, const struct tracer_event *e,

@@ -25,10 +25,10 @@
 #include "buckets.h"
 #include "aioscope.skel.h"
 #include "batch.h"
-#include "format.h"
+#include "core/format.h"
 #include "privs.h"
 #include "record.h"
-#include "json.h"
+#include "core/json.h"
 #include "tracer.h"
 
 _Static_assert(AIOS_HIST_SLOTS == AIO_HIST_BUCKETS, "histogram slots differ from buckets.h");

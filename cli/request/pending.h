@@ -4,8 +4,8 @@
  * listing or the tracer's in-flight table; the list of them (operations in
  * stuck_src.h). Plain types: parse.c fills them from the listing's lines.
  */
-#ifndef AIOSCOPE_STUCK_MODEL_H
-#define AIOSCOPE_STUCK_MODEL_H
+#ifndef AIOSCOPE_PENDING_H
+#define AIOSCOPE_PENDING_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -21,9 +21,9 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "hist.h"
-#include "prom.h"
-#include "tracer.h"
+#include "core/hist.h"
+#include "core/prom.h"
+#include "collect/tracer.h"
 
 #define MAX_DEVS 256
 

@@ -27,7 +27,7 @@ int cmd_stuck(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
 
 /* parse_u64(), parse_int(), parse_seconds(), parse_mode() */
-#include "parse.h"
+#include "collect/parse.h"
 
 /*
  * The filter options that snoop and hist share (-p, -v, --dev, --comm, --cgroup,

@@ -30,9 +30,9 @@
 #include "core/inflight.h"
 #include "core/json.h"
 #include "core/table.h"
-#include "stuck_src.h"
+#include "collect/stuck_src.h"
 #include "top_ui.h"
-#include "tracer.h"
+#include "collect/tracer.h"
 
 #include "commands.h"
 

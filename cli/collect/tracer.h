@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 
-#include "event.h"
+#include "request/event.h"
 
 
 enum tracer_mode {

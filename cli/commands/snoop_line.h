@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "event.h"
+#include "request/event.h"
 
 #define SNOOP_LINE_MAX 640	/* room for the longest line of either form */
 

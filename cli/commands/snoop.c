@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "format.h"
-#include "json.h"
+#include "core/format.h"
+#include "core/json.h"
 #include "snoop_line.h"
-#include "tracer.h"
+#include "collect/tracer.h"
 
 struct snoop_env {
 	struct tracer_opts o;

@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "core/json.h"
-#include "stuck_src.h"
-#include "tracer.h"
+#include "collect/stuck_src.h"
+#include "collect/tracer.h"
 
 #include "commands.h"
 

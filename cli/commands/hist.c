@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "format.h"
-#include "hist.h"
-#include "json.h"
-#include "tracer.h"
+#include "core/format.h"
+#include "core/hist.h"
+#include "core/json.h"
+#include "collect/tracer.h"
 
 /* cumulative state of one (kind, group) */
 struct hgroup {

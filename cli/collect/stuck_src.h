@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "stuck_model.h"
+#include "request/pending.h"
 
 void stuck_list_reset(struct stuck_list *l);
 void stuck_list_free(struct stuck_list *l);

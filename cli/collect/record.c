@@ -12,7 +12,7 @@
 #include <linux/types.h>
 
 #include "aioscope.h"
-#include "format.h"
+#include "core/format.h"
 #include "record.h"
 
 

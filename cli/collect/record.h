@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "event.h"
+#include "request/event.h"
 
 struct tracer_join_ent;
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "tracer.h"
+#include "collect/tracer.h"
 
 void opt_invalid(struct argp_state *state, const char *what, const char *arg,
 		 const char *valid)

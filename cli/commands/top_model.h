@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "stuck_src.h"
+#include "collect/stuck_src.h"
 
 enum top_group {
 	TOP_BY_PROCESS,

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "event.h"
-#include "format.h"
+#include "core/format.h"
 
 const char *tracer_op_name(enum tracer_op op)
 {

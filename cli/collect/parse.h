@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "stuck_model.h"
+#include "request/pending.h"
 #include "tracer.h"
 
 /*
