@@ -14,12 +14,14 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <linux/magic.h>
 
 #include "aioscope.h"
 #include "buckets.h"
@@ -1117,6 +1119,7 @@ static int open_readers(struct tracer *t, char *err, size_t errlen)
 int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, size_t errlen)
 {
 	struct dev_filter df = { 0 };
+	struct statfs sfs;
 	struct tracer *t;
 	int rc;
 
@@ -1144,6 +1147,13 @@ int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, 
 		if (t->cgroup_fd < 0) {
 			rc = fail(err, errlen, -EINVAL, "--cgroup %s: %s", opts->cgroup,
 				  strerror(errno));
+			goto out;
+		}
+		/* any other directory would only fail later, as a map update error */
+		if (fstatfs(t->cgroup_fd, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+			rc = fail(err, errlen, -EINVAL,
+				  "--cgroup %s: not a cgroup v2 directory (one under /sys/fs/cgroup)",
+				  opts->cgroup);
 			goto out;
 		}
 	}
