@@ -221,6 +221,8 @@ enum aios_drop {
 	AIOS_DROP_PIDC,		/* per-process counter map full (want_pid_counts) */
 	AIOS_CNT_RECONCILED,	/* not a drop: requests whose completion was not seen,
 				 * taken out at kiocb reuse, reap, exit or io_destroy */
+	AIOS_DROP_REAP_READ,	/* reaped events not read from the application's
+				 * buffer (bpf_probe_read_user failed): no reap time */
 	AIOS_DROP_NR,
 };
 

@@ -17,12 +17,17 @@ struct {
 	__type(value, __u32);
 } cgroup_map SEC(".maps");
 
-static __always_inline void drop(__u32 what)
+static __always_inline void drop_n(__u32 what, __u64 n)
 {
 	__u64 *c = bpf_map_lookup_elem(&drops, &what);
 
 	if (c)
-		__sync_fetch_and_add(c, 1);
+		__sync_fetch_and_add(c, n);
+}
+
+static __always_inline void drop(__u32 what)
+{
+	drop_n(what, 1);
 }
 
 /*

@@ -313,8 +313,10 @@ static long reap_ev_cb(__u32 i, void *data)
 	if (i >= c->n)
 		return 1;
 	if (bpf_probe_read_user(&ev, sizeof(ev),
-				(void *)(c->events + (__u64)i * sizeof(ev))))
+				(void *)(c->events + (__u64)i * sizeof(ev)))) {
+		drop_n(AIOS_DROP_REAP_READ, c->n - i);
 		return 1;
+	}
 	k.id = ev.obj;
 	k.aux = aios_aux(c->ctx, c->tgid);
 	if (mode_syscalls) {

@@ -113,8 +113,10 @@ static long reap_rec_cb(__u32 i, void *data)
 	rec->pid = c->tgid;
 	if (bpf_probe_read_user(rec->ev, cnt * sizeof(struct aios_io_event),
 				(void *)(c->events + (__u64)i * AIOS_REAP_BATCH *
-					 sizeof(struct aios_io_event))))
+					 sizeof(struct aios_io_event)))) {
+		drop_n(AIOS_DROP_REAP_READ, cnt);
 		cnt = 0;
+	}
 	rec->n = cnt;
 	bpf_ringbuf_submit(rec, rb_flags());
 	return 0;
@@ -144,8 +146,10 @@ static __always_inline void reap_one(struct reap_ctx *c)
 	rec->ts = c->now;
 	rec->ctx = c->ctx;
 	rec->pid = c->tgid;
-	if (bpf_probe_read_user(rec->ev, sizeof(rec->ev), (void *)c->events))
+	if (bpf_probe_read_user(rec->ev, sizeof(rec->ev), (void *)c->events)) {
+		drop(AIOS_DROP_REAP_READ);
 		rec->n = 0;
+	}
 	bpf_ringbuf_submit(rec, rb_flags());
 }
 

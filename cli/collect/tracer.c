@@ -1608,6 +1608,7 @@ int tracer_drops(struct tracer *t, struct tracer_drops *d)
 		case AIOS_CNT_RESCUED: d->rescued = s; break;
 		case AIOS_DROP_PIDC: d->pid_full = s; break;
 		case AIOS_CNT_RECONCILED: d->reconciled = s; break;
+		case AIOS_DROP_REAP_READ: d->reap_unread = s; break;
 		}
 	}
 	free(vals);

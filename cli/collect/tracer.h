@@ -167,6 +167,8 @@ struct tracer_drops {
 	uint64_t twin_skips;		/* skipped runs of a submit/reap twin that the
 					 * other program took (not lost; prog_misses
 					 * holds the bound on calls both skipped) */
+	uint64_t reap_unread;		/* reaped events whose ids the reap hook could
+					 * not read from the application's buffer */
 	uint64_t reconciled;		/* pending requests whose completion was not
 					 * seen (a skipped program run), taken out when
 					 * their kiocb was reused, at their reap,

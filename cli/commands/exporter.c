@@ -824,12 +824,12 @@ static void write_lost_events(struct aio_prom *p, const struct tracer_drops *dr)
 	static const char *const reasons[] = {
 		"ringbuf_full", "inflight_map_full", "hist_map_full", "qd_map_full",
 		"reap_map_full", "join_table_full", "program_misses", "stack_map_full",
-		"pid_map_full",
+		"pid_map_full", "reap_unread",
 	};
 	const uint64_t v[] = {
 		dr->ringbuf_lost, dr->inflight_full, dr->hist_full, dr->qd_full,
 		dr->reap_full, dr->join_lost, dr->prog_misses, dr->stack_lost,
-		dr->pid_full,
+		dr->pid_full, dr->reap_unread,
 	};
 
 	aio_prom_family(p, "aioscope_lost_events", AIO_PROM_COUNTER,

@@ -401,11 +401,11 @@ int cmd_hist(int argc, char **argv)
 	}
 	tracer_drops(t, &dr);
 	fprintf(stderr, "lost: hist map full %llu, in-flight map full %llu, done map full %llu, "
-		"program misses %llu; completions not seen submitted %llu; "
+		"program misses %llu, reaps unread %llu; completions not seen submitted %llu; "
 		"completions not seen, reconciled %llu\n",
 		(unsigned long long)dr.hist_full, (unsigned long long)dr.inflight_full,
 		(unsigned long long)dr.reap_full, (unsigned long long)dr.prog_misses,
-		(unsigned long long)dr.unmatched_complete, (unsigned long long)dr.reconciled);
+		(unsigned long long)dr.reap_unread, (unsigned long long)dr.unmatched_complete, (unsigned long long)dr.reconciled);
 	tracer_close(t);
 	free(env.g);
 	return rc;
