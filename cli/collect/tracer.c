@@ -124,6 +124,9 @@ struct tracer {
 	/* poll state: decoding and the completion/reap join (record.c) */
 	struct tracer_rx rx;
 	uint64_t last_sweep;
+	/* the ring's consumer and producer pages, mapped read-only (NULL: not mapped) */
+	const volatile uint64_t *rb_pos;
+	size_t rb_page;
 	/* the in-flight slots, mapped read-only */
 	const struct aios_slot *slots;
 	size_t slots_len;
@@ -1092,6 +1095,21 @@ static int cannot_trace(enum tracer_mode want, int rc, char *err, size_t errlen)
 		    what, strerror(-rc));
 }
 
+/*
+ * The ring's positions, for the join's sweep (tracer_poll): page 0 holds the
+ * consumer's, page 1 the producer's; the kernel allows any read-only mapping.
+ * Without them the sweep goes by the clock alone.
+ */
+static void map_ring_positions(struct tracer *t)
+{
+	void *p;
+
+	t->rb_page = (size_t)sysconf(_SC_PAGESIZE);
+	p = mmap(NULL, 2 * t->rb_page, PROT_READ, MAP_SHARED,
+		 bpf_map__fd(t->skel->maps.events), 0);
+	t->rb_pos = p == MAP_FAILED ? NULL : p;
+}
+
 /* The readers of the attached programs: per-CPU sums, the ring buffer, the slots. */
 static int open_readers(struct tracer *t, char *err, size_t errlen)
 {
@@ -1104,6 +1122,7 @@ static int open_readers(struct tracer *t, char *err, size_t errlen)
 		if (!t->rb)
 			return fail(err, errlen, -errno ?: -ENOMEM, "ring buffer: %s",
 				    strerror(errno));
+		map_ring_positions(t);
 	}
 	t->slots_len = (size_t)TRACER_SLOTS * sizeof(struct aios_slot);
 	t->slots = mmap(NULL, t->slots_len, PROT_READ, MAP_SHARED,
@@ -1180,6 +1199,8 @@ void tracer_close(struct tracer *t)
 	if (!t)
 		return;
 	ring_buffer__free(t->rb);
+	if (t->rb_pos)
+		munmap((void *)t->rb_pos, 2 * t->rb_page);
 	if (t->slots)
 		munmap((void *)t->slots, t->slots_len);
 	aioscope_bpf__destroy(t->skel);
@@ -1200,9 +1221,21 @@ static int on_record(void *ctx, void *data, size_t size)
 	return tracer_rx_record(&t->rx, data, size);
 }
 
+/* The ring's producer position: every record reserved so far lies below it. */
+static uint64_t ring_produced(const struct tracer *t)
+{
+	return t->rb_pos ? __atomic_load_n(&t->rb_pos[t->rb_page / 8], __ATOMIC_ACQUIRE) : 0;
+}
+
+/* The consumer's position has passed @pos: every record below it was read. */
+static bool ring_consumed(const struct tracer *t, uint64_t pos)
+{
+	return !t->rb_pos || __atomic_load_n(&t->rb_pos[0], __ATOMIC_ACQUIRE) >= pos;
+}
+
 int tracer_poll(struct tracer *t, int timeout_ms, tracer_event_fn cb, void *ctx)
 {
-	uint64_t now;
+	uint64_t now, produced;
 	int err;
 
 	if (!t->rb)
@@ -1213,12 +1246,20 @@ int tracer_poll(struct tracer *t, int timeout_ms, tracer_event_fn cb, void *ctx)
 	t->rx.delivered = 0;
 	/* records arrive without wakeups (BPF_RB_NO_WAKEUP): poll is a timed wait */
 	err = ring_buffer__poll(t->rb, timeout_ms);
+	/*
+	 * A held completion goes out without its reap only once every record
+	 * reserved before @now has been read: the consumer stops at a record still
+	 * being written (a program preempted between reserve and submit, as on a
+	 * preemptible kernel under load), and the reap may lie behind it.
+	 */
+	now = tracer_now_ns();
+	produced = ring_produced(t);
 	if (err >= 0 || err == -EINTR)
 		err = ring_buffer__consume(t->rb);
 	if (err == -EINTR)
 		err = 0;
-	now = tracer_now_ns();
-	if (t->rx.join_n && now - t->last_sweep > JOIN_TIMEOUT_NS / 4) {
+	if (t->rx.join_n && now - t->last_sweep > JOIN_TIMEOUT_NS / 4 &&
+	    ring_consumed(t, produced)) {
 		tracer_rx_sweep(&t->rx, now, JOIN_TIMEOUT_NS);
 		t->last_sweep = now;
 	}
