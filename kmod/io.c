@@ -789,13 +789,91 @@ static ssize_t aiodev_rw_sync(struct aiodev_dev *dev, struct kiocb *kiocb,
 	return ret;
 }
 
+/*
+ * Gives an admitted asynchronous request its timer and work items and makes
+ * it cancellable, before aiodev_hand_off() starts any of them. An aio
+ * io_cancel() may call aiodev_cancel() from here on: while the request is
+ * still SUBMITTING that only marks it CANCEL_ASKED.
+ */
+static void aiodev_init_async(struct kiocb *kiocb, struct aiodev_req *req)
+{
+	hrtimer_setup(&req->timer, aiodev_timer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL);
+	INIT_WORK(&req->work, aiodev_work_fn);
+	INIT_WORK(&req->cancel_work, aiodev_cancel_work_fn);
+
+	kiocb->private = req;
+	if (req->api == AIODEV_API_AIO) {
+		kiocb_set_cancel_fn(kiocb, aiodev_cancel);
+		/* it stores the cancel fn only in kiocbs marked IOCB_AIO_RW */
+		if (aiodev_kiocb_aio_rw(kiocb))
+			aiodev_aio_ids(req);
+	}
+}
+
+/*
+ * Starts the completion path the knobs chose for a QUEUED request. Returns
+ * true when it went on the ready list, whose tasklet the caller schedules
+ * once dev->lock is dropped.
+ */
+static bool aiodev_schedule_locked(struct aiodev_dev *dev,
+				   struct aiodev_req *req)
+	__must_hold(&dev->lock)
+{
+	lockdep_assert_held(&dev->lock);
+
+	if (req->stalled) {
+		/* completes only by io_cancel, abort or teardown */
+	} else if (req->delay_ns) {
+		hrtimer_start(&req->timer, ns_to_ktime(req->delay_ns),
+			      HRTIMER_MODE_REL);
+	} else if (req->completion == AIODEV_COMP_WORKQUEUE) {
+		queue_work(aiodev_wq, &req->work);
+	} else {
+		list_add_tail(&req->ready_node, &dev->ready);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Ends the submission of an asynchronous request: under dev->lock it
+ * either moves from SUBMITTING to QUEUED and starts its completion path,
+ * or, when io_cancel() asked first, completes here as cancelled. Either
+ * way the submitter no longer owns it afterwards.
+ */
+static ssize_t aiodev_hand_off(struct aiodev_dev *dev, struct aiodev_req *req)
+{
+	unsigned long flags;
+	bool wake, ready;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	if (!aiodev_claim(req, AIODEV_REQ_SUBMITTING, AIODEV_REQ_QUEUED)) {
+		/* io_cancel() arrived while we were submitting: we own it */
+		atomic_set(&req->state, AIODEV_REQ_CANCELLED);
+		wake = aiodev_account_locked(dev, req, -ECANCELED, true);
+		spin_unlock_irqrestore(&dev->lock, flags);
+		if (wake)
+			aiodev_wake_room(dev);
+		aiodev_deliver(req, -ECANCELED, true);
+		return -EIOCBQUEUED;
+	}
+	ready = aiodev_schedule_locked(dev, req);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	/* from here on the request belongs to its completion path */
+	if (ready) {
+		local_bh_disable();
+		tasklet_schedule(&dev->ready_tasklet);
+		local_bh_enable();	/* runs the tasklet here, in softirq */
+	}
+	return -EIOCBQUEUED;
+}
+
 static ssize_t aiodev_rw_async(struct aiodev_dev *dev, struct kiocb *kiocb,
 			       struct iov_iter *iter, u32 op)
 {
 	bool nowait = kiocb->ki_flags & IOCB_NOWAIT;
 	struct aiodev_req *req;
-	unsigned long flags;
-	bool wake, ready;
 	ssize_t ret;
 
 	ret = aiodev_prepare_write(dev, kiocb, iter, op, nowait);
@@ -835,50 +913,8 @@ static ssize_t aiodev_rw_async(struct aiodev_dev *dev, struct kiocb *kiocb,
 		return ret;
 	}
 
-	hrtimer_setup(&req->timer, aiodev_timer_fn, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_REL);
-	INIT_WORK(&req->work, aiodev_work_fn);
-	INIT_WORK(&req->cancel_work, aiodev_cancel_work_fn);
-
-	kiocb->private = req;
-	if (req->api == AIODEV_API_AIO) {
-		kiocb_set_cancel_fn(kiocb, aiodev_cancel);
-		/* it stores the cancel fn only in kiocbs marked IOCB_AIO_RW */
-		if (aiodev_kiocb_aio_rw(kiocb))
-			aiodev_aio_ids(req);
-	}
-
-	spin_lock_irqsave(&dev->lock, flags);
-	if (!aiodev_claim(req, AIODEV_REQ_SUBMITTING, AIODEV_REQ_QUEUED)) {
-		/* io_cancel() arrived while we were submitting: we own it */
-		atomic_set(&req->state, AIODEV_REQ_CANCELLED);
-		wake = aiodev_account_locked(dev, req, -ECANCELED, true);
-		spin_unlock_irqrestore(&dev->lock, flags);
-		if (wake)
-			aiodev_wake_room(dev);
-		aiodev_deliver(req, -ECANCELED, true);
-		return -EIOCBQUEUED;
-	}
-	ready = false;
-	if (req->stalled) {
-		/* completes only by io_cancel, abort or teardown */
-	} else if (req->delay_ns) {
-		hrtimer_start(&req->timer, ns_to_ktime(req->delay_ns),
-			      HRTIMER_MODE_REL);
-	} else if (req->completion == AIODEV_COMP_WORKQUEUE) {
-		queue_work(aiodev_wq, &req->work);
-	} else {
-		list_add_tail(&req->ready_node, &dev->ready);
-		ready = true;
-	}
-	spin_unlock_irqrestore(&dev->lock, flags);
-	/* from here on the request belongs to its completion path */
-	if (ready) {
-		local_bh_disable();
-		tasklet_schedule(&dev->ready_tasklet);
-		local_bh_enable();	/* runs the tasklet here, in softirq */
-	}
-	return -EIOCBQUEUED;
+	aiodev_init_async(kiocb, req);
+	return aiodev_hand_off(dev, req);
 }
 
 static ssize_t aiodev_rw(struct kiocb *kiocb, struct iov_iter *iter, u32 op)
