@@ -4,7 +4,7 @@
 #                     test matrix, the BPF objects, build/cli/aioscope, the test programs)
 #   make deps         install Debian packages and fetch the matrix's Debian kernels
 #   make test         deps if missing, build, run every test suite (ends "N passed, N failed")
-#   make test-debug   the same suites under a KASAN + lockdep kernel built from linux-source
+#   make test-debug   the VM suites under a KASAN + lockdep kernel built from linux-source
 #   make stress       the stress suite alone, STRESS_SECONDS=N (default 300)
 #   make fuzz         the libFuzzer targets of tests/fuzz/ on the host, one after the
 #                     other, FUZZ_SECONDS=N each (default 60)
