@@ -7,12 +7,14 @@
 #ifndef AIOSCOPE_FUZZ_H
 #define AIOSCOPE_FUZZ_H
 
+#include <locale.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #define FUZZ_CHECK(cond, ...)							\
 	do {									\
@@ -84,40 +86,33 @@ static inline char *fz_cstr(const uint8_t *data, size_t size)
 
 /* ---- UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF) ---- */
 
-/* Length of the well-formed character at s[0..n), 0 if ill-formed. */
+/*
+ * The oracle is glibc's decoder (mbrtowc in C.UTF-8), not a second copy of the
+ * writers' own check: it refuses overlong forms and surrogates, and the range check
+ * here adds what it allows beyond RFC 3629 (above U+10FFFF, 5- and 6-byte forms).
+ * Returns the length of the well-formed character at s[0..n), 0 if ill-formed.
+ */
 static inline size_t utf8_char(const unsigned char *s, size_t n)
 {
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len;
+	static bool locale_set;
+	mbstate_t st;
+	wchar_t wc;
+	size_t c;
 
+	if (!locale_set) {
+		if (!setlocale(LC_CTYPE, "C.UTF-8")) {
+			fprintf(stderr, "fuzz: no C.UTF-8 locale for the UTF-8 oracle\n");
+			abort();
+		}
+		locale_set = true;
+	}
 	if (!n)
 		return 0;
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
+	memset(&st, 0, sizeof(st));
+	c = mbrtowc(&wc, (const char *)s, n, &st);
+	if (c == (size_t)-1 || c == (size_t)-2 || (uint32_t)wc > 0x10ffff)
 		return 0;
-	if (n < len)
-		return 0;
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
+	return c ? c : 1;	/* 0: a NUL byte */
 }
 
 static inline bool utf8_valid(const void *buf, size_t n)
