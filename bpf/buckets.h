@@ -108,14 +108,9 @@ static __always_inline __u64 aio_bucket_lower(__u32 i)
  */
 static __always_inline __u64 aio_bucket_upper(__u32 i)
 {
-	__u32 shift;
-
-	if (i >= AIO_HIST_BUCKETS)
-		i = AIO_HIST_BUCKETS - 1;
-	if (i < 2 * AIO_HIST_SUB)
-		return i;
-	shift = (i >> AIO_HIST_SUB_BITS) - 1;
-	return aio_bucket_lower(i) + ((1ULL << shift) - 1);
+	if (i >= AIO_HIST_BUCKETS - 1)
+		return AIO_HIST_MAX_NS;
+	return aio_bucket_lower(i + 1) - 1;	/* the buckets are contiguous */
 }
 
 #endif /* __AIOSCOPE_BUCKETS_H */
