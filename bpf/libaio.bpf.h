@@ -363,6 +363,13 @@ static __always_inline void on_reap(__u64 ctx, __u64 events_ptr, long ret)
 	c.events = events_ptr;
 	c.tgid = pid_tgid >> 32;
 	c.n = ret;
+	/*
+	 * The kernel-side joins first: a request reconciled here is reported (its
+	 * done record) before the reap record that names it, which user space's
+	 * join then finds waiting.
+	 */
+	if (want_hist_reap || want_reconcile || mode_syscalls)
+		bpf_loop(c.n, reap_ev_cb, &c, 0);
 	if (want_event_reap && !mode_syscalls) {
 		if (c.n == 1)
 			reap_one(&c);
@@ -372,8 +379,6 @@ static __always_inline void on_reap(__u64 ctx, __u64 events_ptr, long ret)
 			bpf_loop((c.n + AIOS_REAP_BATCH - 1) / AIOS_REAP_BATCH, reap_rec_cb, &c,
 				 0);
 	}
-	if (want_hist_reap || want_reconcile || mode_syscalls)
-		bpf_loop(c.n, reap_ev_cb, &c, 0);
 }
 
 #endif /* AIOSCOPE_LIBAIO_BPF_H */

@@ -132,11 +132,13 @@ static void summary(struct snoop_env *env, struct tracer *t)
 	tracer_drops(t, &d);
 	fprintf(stderr,
 		"%llu events, %llu lost events (ring buffer %llu, in-flight map full %llu, "
-		"join %llu, program misses %llu, reaps unread %llu); mode %s\n",
+		"join %llu, program misses %llu, reaps unread %llu); completions not seen, "
+		"reconciled %llu; mode %s\n",
 		(unsigned long long)env->events, (unsigned long long)lost_total(&d),
 		(unsigned long long)d.ringbuf_lost, (unsigned long long)d.inflight_full,
 		(unsigned long long)d.join_lost, (unsigned long long)d.prog_misses,
-		(unsigned long long)d.reap_unread, tracer_mode_name(t));
+		(unsigned long long)d.reap_unread, (unsigned long long)d.reconciled,
+		tracer_mode_name(t));
 	if (env->json) {
 		struct aio_json *j = &env->j;
 
@@ -155,6 +157,7 @@ static void summary(struct snoop_env *env, struct tracer *t)
 		aio_json_u64_field(j, "unmatched_complete", d.unmatched_complete);
 		aio_json_u64_field(j, "unmatched_reap", d.unmatched_reap);
 		aio_json_u64_field(j, "reap_unread", d.reap_unread);
+		aio_json_u64_field(j, "reconciled", d.reconciled);
 		aio_json_u64_field(j, "rescued", d.rescued);
 		aio_json_u64_field(j, "twin_skips", d.twin_skips);
 		aio_json_end_object(j);
