@@ -157,7 +157,9 @@ void tracer_rx_sweep(struct tracer_rx *t, uint64_t now, uint64_t min_age_ns)
 	while (j < t->join_cap) {
 		struct tracer_join_ent *e = &t->join[j];
 
-		if (e->used && (min_age_ns == 0 || now - e->ev.ts_ns >= min_age_ns)) {
+		/* an event newer than @now (read after the caller took it) is young */
+		if (e->used && (min_age_ns == 0 ||
+				(now >= e->ev.ts_ns && now - e->ev.ts_ns >= min_age_ns))) {
 			struct tracer_event ev = e->ev;
 
 			join_del(t, j);
