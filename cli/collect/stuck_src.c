@@ -226,7 +226,7 @@ void stuck_print_plain(FILE *f, const struct stuck_list *l, bool stacks)
 		aio_fmt_term(path, sizeof(path), r->path);
 		fprintf(f, "%-9s %7d %7d %-15s %-5s %-6s %-16s %12" PRIu64 " %8" PRIu64
 			" 0x%" PRIx64 "%s%s\n", age, r->pid, r->tid, comm,
-			r->api[0] ? r->api : "-", r->op, path, r->offset,
+			r->has_api ? stuck_api_name(r) : "-", stuck_op_name(r), path, r->offset,
 			r->bytes, r->id, r->stalled == 1 ? " stalled" : "",
 			stacks && r->src == STUCK_SRC_DEBUGFS && r->nr_kstack < 0 &&
 			r->nr_ustack < 0 ? " (no stack: pending before aioscope started)" : "");
@@ -421,8 +421,11 @@ static int add_inflight(void *ctx, const struct tracer_inflight *q)
 	r->pid = q->pid;
 	r->tid = q->tid;
 	snprintf(r->comm, sizeof(r->comm), "%s", q->comm);
-	snprintf(r->op, sizeof(r->op), "%s", tracer_op_name(q->op));
-	snprintf(r->api, sizeof(r->api), "%s", tracer_api_name(q->api));
+	_Static_assert((int)TRACER_OP_OTHER == AIOS_OP_OTHER &&
+		       (int)TRACER_API_OTHER == AIOS_API_OTHER, "event.h names aioscope.h's values");
+	r->op = (enum aios_op)q->op;
+	r->api = (enum aios_api)q->api;
+	r->has_api = true;
 	top_file_name(q->pid, q->dev, q->ino, r->path, sizeof(r->path));
 	return 0;
 }
@@ -447,8 +450,8 @@ void stuck_json_req(struct aio_json *j, const struct stuck_req *r, bool stacks)
 	aio_json_s64_field(j, "pid", r->pid);
 	aio_json_s64_field(j, "tid", r->tid);
 	aio_json_string_field(j, "comm", r->comm);
-	aio_json_string_field(j, "api", r->api[0] ? r->api : NULL);
-	aio_json_string_field(j, "op", r->op);
+	aio_json_string_field(j, "api", stuck_api_name(r));
+	aio_json_string_field(j, "op", stuck_op_name(r));
 	aio_json_string_field(j, "dev", r->path);
 	aio_json_u64_field(j, "offset", r->offset);
 	aio_json_u64_field(j, "bytes", r->bytes);

@@ -50,6 +50,10 @@ static struct top_env {
 	enum tracer_mode mode;
 } env;
 
+/* a pending request's op and api go into the core's __u8 fields as they are */
+_Static_assert(AIOS_OP_OTHER <= UINT8_MAX && AIOS_API_OTHER <= UINT8_MAX,
+	       "enum aios_op / aios_api fit struct aio_req");
+
 static const enum aio_group group_kind[TOP_NR_GROUPS] = {
 	[TOP_BY_PROCESS] = AIO_GROUP_PID,
 	[TOP_BY_DEVICE] = AIO_GROUP_DEV,
@@ -198,8 +202,8 @@ static void fresh_add_debugfs(struct top_collect *c, uint64_t now)
 			.len = s->bytes,
 			.pid = (uint32_t)s->pid,
 			.tid = (uint32_t)s->tid,
-			.op = strcmp(s->op, "write") ? AIOS_OP_READ : AIOS_OP_WRITE,
-			.api = strcmp(s->api, "uring") ? AIOS_API_AIO : AIOS_API_URING,
+			.op = (__u8)s->op,
+			.api = (__u8)(s->has_api ? s->api : AIOS_API_AIO),
 			.flags = s->stalled == 1 ? 1 : 0,
 		};
 

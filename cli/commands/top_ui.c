@@ -612,7 +612,7 @@ static void ui_draw(struct top_view_state *st, const struct top_frame *fr)
 			aio_fmt_term(path, sizeof(path), r->path);
 			snprintf(line, sizeof(line),
 				 "%9s %7d %-15s %-5s %-16.16s %12" PRIu64 " %8" PRIu64 " 0x%" PRIx64,
-				 a, r->pid, comm, r->op, path, r->offset, r->bytes, r->id);
+				 a, r->pid, comm, stuck_op_name(r), path, r->offset, r->bytes, r->id);
 			put(py++, 0, line);
 		}
 	}
