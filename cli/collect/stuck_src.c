@@ -79,6 +79,16 @@ void stuck_list_filter_age(struct stuck_list *l, uint64_t older_than_ns)
 	l->n = j;
 }
 
+void stuck_list_filter_pid(struct stuck_list *l, int32_t pid)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].pid == pid)
+			l->v[j++] = l->v[i];
+	l->n = j;
+}
+
 static int read_one(const char *file, const char *devname, struct stuck_list *l)
 {
 	char line[512];
@@ -363,14 +373,6 @@ const char *top_file_name(int32_t pid, uint32_t kdev, uint64_t ino, char *buf, s
 	return buf;
 }
 
-struct from_tracer {
-	struct tracer *t;
-	struct stuck_list *l;
-	uint64_t now, min_age;
-	bool by_user_iocb;	/* syscalls mode: ids are user iocb pointers */
-	int err;
-};
-
 /* The submit stacks of @q, when the tracer records them (else they stay -1). */
 static void add_stacks(struct tracer *t, struct stuck_req *r, const struct tracer_inflight *q)
 {
@@ -383,37 +385,32 @@ static void add_stacks(struct tracer *t, struct stuck_req *r, const struct trace
 	r->nr_ustack = n < 0 ? 0 : n;
 }
 
-static int add_inflight(void *ctx, const struct tracer_inflight *q)
+int stuck_add_tracer(struct stuck_list *l, struct tracer *t, const struct tracer_inflight *q,
+		     uint64_t age_ns, bool by_user_iocb)
 {
-	struct from_tracer *ft = ctx;
-	uint64_t age = ft->now > q->submit_ns ? ft->now - q->submit_ns : 0;
 	struct stuck_req *r;
 
-	if (age < ft->min_age)
-		return 0;
 	/*
 	 * aiodev requests: the debugfs listing already has them (with more detail);
 	 * the tracer adds only their stacks
 	 */
-	for (size_t i = 0; i < ft->l->n; i++) {
-		struct stuck_req *o = &ft->l->v[i];
+	for (size_t i = 0; i < l->n; i++) {
+		struct stuck_req *o = &l->v[i];
 
 		if (o->src != STUCK_SRC_DEBUGFS)
 			continue;
-		if (stuck_same_request(o, q->id, q->pid, ft->by_user_iocb)) {
-			add_stacks(ft->t, o, q);
+		if (stuck_same_request(o, q->id, q->pid, by_user_iocb)) {
+			add_stacks(t, o, q);
 			return 0;
 		}
 	}
-	r = stuck_list_add(ft->l);
-	if (!r) {
-		ft->err = -ENOMEM;
+	r = stuck_list_add(l);
+	if (!r)
 		return -ENOMEM;
-	}
-	add_stacks(ft->t, r, q);
+	add_stacks(t, r, q);
 	r->src = STUCK_SRC_TRACER;
 	r->id = q->id;
-	r->age_ns = age;
+	r->age_ns = age_ns;
 	r->offset = (uint64_t)q->offset;
 	r->bytes = q->bytes;
 	r->ctx = q->ctx;
@@ -430,14 +427,34 @@ static int add_inflight(void *ctx, const struct tracer_inflight *q)
 	return 0;
 }
 
+bool stuck_by_user_iocb(const struct tracer *t)
+{
+	return !strcmp(tracer_mode_name(t), "syscalls");
+}
+
+struct from_tracer {
+	struct tracer *t;
+	struct stuck_list *l;
+	uint64_t now, min_age;
+	bool by_user_iocb;	/* syscalls mode: ids are user iocb pointers */
+};
+
+static int add_inflight(void *ctx, const struct tracer_inflight *q)
+{
+	struct from_tracer *ft = ctx;
+	uint64_t age = ft->now > q->submit_ns ? ft->now - q->submit_ns : 0;
+
+	if (age < ft->min_age)
+		return 0;
+	return stuck_add_tracer(ft->l, ft->t, q, age, ft->by_user_iocb);
+}
+
 int stuck_from_tracer(struct tracer *t, struct stuck_list *l, uint64_t older_than_ns)
 {
 	struct from_tracer ft = { .t = t, .l = l, .now = tracer_now_ns(), .min_age = older_than_ns,
-				  .by_user_iocb = !strcmp(tracer_mode_name(t), "syscalls") };
+				  .by_user_iocb = stuck_by_user_iocb(t) };
 	int rc = tracer_inflight_foreach(t, add_inflight, &ft);
 
-	if (ft.err)
-		return ft.err;
 	return rc < 0 ? rc : 0;
 }
 

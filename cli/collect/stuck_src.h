@@ -20,6 +20,8 @@ struct stuck_req *stuck_list_add(struct stuck_list *l);
 void stuck_list_sort(struct stuck_list *l);
 /* Drop entries younger than @older_than_ns. */
 void stuck_list_filter_age(struct stuck_list *l, uint64_t older_than_ns);
+/* Keep only the entries of process @pid. */
+void stuck_list_filter_pid(struct stuck_list *l, int32_t pid);
 
 /*
  * Read every /sys/kernel/debug/aiodev/aiodevN/pending under @root (NULL: the
@@ -39,6 +41,18 @@ struct tracer;
  * does not hold yet (aiodev requests come from debugfs). Returns 0 or -errno.
  */
 int stuck_from_tracer(struct tracer *t, struct stuck_list *l, uint64_t older_than_ns);
+
+struct tracer_inflight;
+/*
+ * One of the tracer's pending requests, pending @age_ns, into @l: its stacks onto the
+ * debugfs entry already listed for the same request (stuck_same_request()), else a
+ * new tracer entry. For a caller that scans the in-flight table itself (top, once
+ * per sample). Returns 0 or -ENOMEM.
+ */
+int stuck_add_tracer(struct stuck_list *l, struct tracer *t, const struct tracer_inflight *q,
+		     uint64_t age_ns, bool by_user_iocb);
+/* Are @t's request ids user iocb pointers (syscalls mode) rather than kiocbs? */
+bool stuck_by_user_iocb(const struct tracer *t);
 
 /* Names: "aiodev0" (or "M:m") for a kernel dev_t; a file's path via /proc/PID/fd. */
 const char *top_dev_name(uint32_t kdev, char *buf, size_t len);

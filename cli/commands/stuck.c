@@ -133,16 +133,6 @@ static uint64_t realtime_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static void drop_other_pids(struct stuck_list *l, int pid)
-{
-	size_t j = 0;
-
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].pid == pid)
-			l->v[j++] = l->v[i];
-	l->n = j;
-}
-
 /* One snapshot: fill @l, print it. Returns the number listed or -errno. */
 static int snapshot(struct tracer *tr, struct stuck_list *l, struct aio_json *j)
 {
@@ -166,7 +156,7 @@ static int snapshot(struct tracer *tr, struct stuck_list *l, struct aio_json *j)
 	}
 	stuck_list_filter_age(l, min_age);
 	if (env.pid)
-		drop_other_pids(l, env.pid);
+		stuck_list_filter_pid(l, env.pid);
 	stuck_list_sort(l);
 
 	if (env.json) {

@@ -78,6 +78,10 @@ struct top_collect {
 	struct aio_inflight *fresh;	/* scratch: this sample's listing */
 	struct stuck_list pend;		/* scratch: the debugfs listing */
 	struct stuck_list stuck;	/* stuck requests at the interval end */
+	bool stuck_due;			/* this sample ends an interval: fill stuck */
+	bool by_user_iocb;		/* the tracer's ids are user iocb pointers */
+	uint64_t stuck_ns;		/* the age that makes a request stuck */
+	uint64_t now;			/* this sample's time (tracer clock) */
 	uint64_t *gone;			/* scratch: ids to remove */
 	size_t ngone, gonecap;
 	uint64_t tot_now, tot_max;	/* total in flight: end, interval max */
@@ -143,6 +147,7 @@ static int on_inflight(void *ctx, const struct tracer_inflight *q)
 		.op = (uint8_t)q->op,
 		.api = (uint8_t)q->api,
 	};
+	uint64_t age;
 	int rc;
 
 	if (env.pid && q->pid != env.pid)
@@ -152,7 +157,12 @@ static int on_inflight(void *ctx, const struct tracer_inflight *q)
 	rc = aio_inflight_insert(c->fresh, &r);
 	if (rc == -ENOSPC)
 		c->sample_full++;
-	return rc < 0 && rc != -ENOSPC ? rc : 0;
+	else if (rc < 0)
+		return rc;
+	age = c->now > q->submit_ns ? c->now - q->submit_ns : 0;
+	if (c->stuck_due && age >= c->stuck_ns)
+		return stuck_add_tracer(&c->stuck, c->tr, q, age, c->by_user_iocb);
+	return 0;
 }
 
 /* The kernel dev_t (major << 20 | minor) and inode of /dev/aiodevN, cached. */
@@ -190,7 +200,7 @@ static void aiodev_node(const char *path, struct aio_req *r)
  */
 static void fresh_add_debugfs(struct top_collect *c, uint64_t now)
 {
-	bool by_user_iocb = !strcmp(tracer_mode_name(c->tr), "syscalls");
+	bool by_user_iocb = c->by_user_iocb;
 	uint64_t attached = tracer_attached_ns(c->tr);
 
 	for (size_t i = 0; i < c->pend.n; i++) {
@@ -246,12 +256,27 @@ static bool same_req(const struct aio_req *a, const struct aio_req *b)
 	return d < 1000000;
 }
 
-/* One sample: make c->inf hold exactly the requests pending now. */
-static int inflight_sync(struct top_collect *c)
+/* An interval's stuck list starts as the sample's debugfs listing. */
+static int stuck_start(struct top_collect *c)
 {
-	const struct aio_req *r, *o;
-	uint64_t now;
-	size_t pos = 0;
+	stuck_list_reset(&c->stuck);
+	for (size_t i = 0; i < c->pend.n; i++) {
+		struct stuck_req *s = stuck_list_add(&c->stuck);
+
+		if (!s)
+			return -ENOMEM;
+		*s = c->pend.v[i];
+	}
+	c->stuck.devices = c->pend.devices;
+	return 0;
+}
+
+/*
+ * The one scan of a sample: the debugfs listing, then the tracer's in-flight table,
+ * into c->fresh; at an interval end (c->stuck_due) the same scan fills c->stuck.
+ */
+static int sample_scan(struct top_collect *c)
+{
 	int rc;
 
 	aio_inflight_free(c->fresh);
@@ -260,15 +285,31 @@ static int inflight_sync(struct top_collect *c)
 		return -ENOMEM;
 	stuck_list_reset(&c->pend);
 	aiodev_pending_read(NULL, &c->pend);	/* absent without aiodev: fine */
-	now = tracer_now_ns();
+	c->now = tracer_now_ns();
 	c->sample_full = 0;
+	if (c->stuck_due) {
+		rc = stuck_start(c);
+		if (rc)
+			return rc;
+	}
 	rc = tracer_inflight_foreach(c->tr, on_inflight, c);
 	if (rc < 0)
 		return rc;
-	fresh_add_debugfs(c, now);
+	fresh_add_debugfs(c, c->now);
 	if (c->sample_full > c->sample_full_max)
 		c->sample_full_max = c->sample_full;
+	return 0;
+}
 
+/* One sample: make c->inf hold exactly the requests pending now. */
+static int inflight_sync(struct top_collect *c)
+{
+	const struct aio_req *r, *o;
+	size_t pos = 0;
+	int rc = sample_scan(c);
+
+	if (rc)
+		return rc;
 	c->ngone = 0;
 	while ((r = aio_inflight_next(c->inf, &pos))) {
 		o = aio_inflight_lookup(c->fresh, r->id);
@@ -325,41 +366,26 @@ static int collect_sample(struct top_collect *c)
 	return rc;
 }
 
-static int collect_end(struct top_collect *c, uint64_t stuck_ns)
+/* An interval end: a sample whose scan also gives the stuck list, then the tables. */
+static int collect_end(struct top_collect *c)
 {
 	uint64_t now, interval;
 	__u32 cur, max;
 	int rc;
 
+	c->stuck_due = true;
 	rc = inflight_sync(c);
+	c->stuck_due = false;
 	if (rc)
 		return rc;
 	spark_sample(c);
 	now = tracer_now_ns();
 	interval = now - c->last_end_ns ? now - c->last_end_ns : 1;
 
-	/* the stuck list: the same two sources, oldest first */
-	stuck_list_reset(&c->stuck);
-	for (size_t i = 0; i < c->pend.n; i++) {
-		struct stuck_req *s = stuck_list_add(&c->stuck);
-
-		if (!s)
-			return -ENOMEM;
-		*s = c->pend.v[i];
-	}
-	c->stuck.devices = c->pend.devices;
-	rc = stuck_from_tracer(c->tr, &c->stuck, stuck_ns);
-	if (rc < 0)
-		return rc;
-	stuck_list_filter_age(&c->stuck, stuck_ns);
-	if (env.pid) {
-		size_t j = 0;
-
-		for (size_t i = 0; i < c->stuck.n; i++)
-			if (c->stuck.v[i].pid == env.pid)
-				c->stuck.v[j++] = c->stuck.v[i];
-		c->stuck.n = j;
-	}
+	/* the debugfs entries are all there: those old enough, of -p's process */
+	stuck_list_filter_age(&c->stuck, c->stuck_ns);
+	if (env.pid)
+		stuck_list_filter_pid(&c->stuck, env.pid);
 	stuck_list_sort(&c->stuck);
 
 	for (int g = 0; g < TOP_NR_GROUPS; g++) {
@@ -857,6 +883,8 @@ int cmd_top(int argc, char **argv)
 		goto out;
 	}
 	c.start_ns = c.last_end_ns = tracer_now_ns();
+	c.stuck_ns = env.stuck_ms * 1000000ULL;
+	c.by_user_iocb = stuck_by_user_iocb(c.tr);
 
 	st.interval_s = env.interval_s;
 	st.group = env.group;
@@ -878,7 +906,7 @@ int cmd_top(int argc, char **argv)
 
 	/* first frame at once (empty interval): the screen is never blank */
 	if (!env.batch) {
-		err = collect_end(&c, env.stuck_ms * 1000000ULL);
+		err = collect_end(&c);
 		if (!err)
 			err = map_frame(&c, &st, &fr);
 		if (err)
@@ -924,7 +952,7 @@ int cmd_top(int argc, char **argv)
 		{
 			uint64_t before = c.last_end_ns;
 
-			err = collect_end(&c, env.stuck_ms * 1000000ULL);
+			err = collect_end(&c);
 			if (err)
 				goto fail;
 			next_end += interval_ns;
