@@ -829,21 +829,41 @@ static void collect_free(struct top_collect *c)
 	tracer_close(c->tr);
 }
 
-int cmd_top(int argc, char **argv)
+/* The tracer and the tables. Returns 0, or the exit status with a message said. */
+static int collect_open(struct top_collect *c)
+{
+	struct tracer_opts to = { .pid = env.pid, .events = true, .inflight = true,
+				  .mode = env.mode, .verbose = env.verbose };
+	struct aio_table_opts topts = { .linger = 2, .stuck_ns = env.stuck_ms * 1000000ULL };
+	char msg[256] = "";
+	int err = tracer_open(&c->tr, &to, msg, sizeof(msg));
+
+	if (err) {
+		fprintf(stderr, "Error: %s\n", msg[0] ? msg : strerror(-err));
+		return err == -EINVAL ? 2 : 1;
+	}
+	for (int g = 0; g < TOP_NR_GROUPS; g++) {
+		c->tab[g] = aio_table_new(group_kind[g], &topts);
+		if (!c->tab[g]) {
+			fprintf(stderr, "Error: cannot allocate tables\n");
+			return 1;
+		}
+	}
+	c->inf = aio_inflight_new(0);
+	if (!c->inf) {
+		fprintf(stderr, "Error: cannot allocate the in-flight table\n");
+		return 1;
+	}
+	c->start_ns = c->last_end_ns = tracer_now_ns();
+	c->stuck_ns = topts.stuck_ns;
+	c->by_user_iocb = stuck_by_user_iocb(c->tr);
+	return 0;
+}
+
+/* Options and defaults into env. Returns 0, or 2 for a usage error. */
+static int top_parse(int argc, char **argv)
 {
 	static const struct argp argp = { options, parse_arg, NULL, doc, NULL, NULL, NULL };
-	struct top_collect c = { 0 };
-	struct top_view_state st = { 0 };
-	struct top_frame fr = { 0 };
-	const struct top_view *view;
-	struct tracer_opts to = { 0 };
-	struct sigaction sa = { 0 };
-	struct aio_table_opts topts = { 0 };
-	char msg[256] = "", errbuf[256] = "";
-	uint64_t next_end, interval_ns;
-	bool view_up = false;
-	long frames = 0;
-	int err, rc = 0;
 
 	memset(&env, 0, sizeof(env));
 	env.interval_s = 1;
@@ -854,132 +874,143 @@ int cmd_top(int argc, char **argv)
 		return 2;
 	if (!env.batch && !isatty(STDOUT_FILENO))
 		env.batch = true;	/* iotop: not a terminal -> batch */
-	view = env.batch ? &top_batch_view : &top_curses_view;
+	return 0;
+}
 
-	to.pid = env.pid;
-	to.events = true;
-	to.inflight = true;
-	to.mode = env.mode;
-	to.verbose = env.verbose;
-	err = tracer_open(&c.tr, &to, msg, sizeof(msg));
-	if (err) {
-		fprintf(stderr, "Error: %s\n", msg[0] ? msg : strerror(-err));
-		return err == -EINVAL ? 2 : 1;
-	}
-	topts.linger = 2;
-	topts.stuck_ns = env.stuck_ms * 1000000ULL;
-	for (int g = 0; g < TOP_NR_GROUPS; g++) {
-		c.tab[g] = aio_table_new(group_kind[g], &topts);
-		if (!c.tab[g]) {
-			snprintf(errbuf, sizeof(errbuf), "cannot allocate tables");
-			rc = 1;
-			goto out;
-		}
-	}
-	c.inf = aio_inflight_new(0);
-	if (!c.inf) {
-		snprintf(errbuf, sizeof(errbuf), "cannot allocate the in-flight table");
-		rc = 1;
-		goto out;
-	}
-	c.start_ns = c.last_end_ns = tracer_now_ns();
-	c.stuck_ns = env.stuck_ms * 1000000ULL;
-	c.by_user_iocb = stuck_by_user_iocb(c.tr);
-
-	st.interval_s = env.interval_s;
-	st.group = env.group;
-	st.sort_col = env.sort;
-	st.ascending = env.ascending;
-	st.show_stuck = true;
+static void top_signals(void)
+{
+	struct sigaction sa = { 0 };
 
 	sa.sa_handler = on_signal;	/* no SA_RESTART: getch/nanosleep return */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
 
-	if (view->init(&st)) {
-		snprintf(errbuf, sizeof(errbuf), "cannot initialize the terminal");
-		rc = 1;
-		goto out;
+/* The loop's state: the collector, the view and its frame, the clock. */
+struct top_run {
+	struct top_collect c;
+	const struct top_view *view;
+	struct top_view_state st;
+	struct top_frame fr;
+	uint64_t interval_ns, next_end;	/* monotonic clock */
+	long frames;
+};
+
+/*
+ * An interval ends: collect, and map and draw unless paused. Returns 1 when the
+ * frame was the last one asked for (-n), 0, or -errno.
+ */
+static int interval_end(struct top_run *t)
+{
+	uint64_t before = t->c.last_end_ns;
+	int err = collect_end(&t->c);
+
+	if (err)
+		return err;
+	t->next_end += t->interval_ns;
+	if (t->next_end < mono_ns())
+		t->next_end = mono_ns() + t->interval_ns;
+	if (t->st.paused)
+		return 0;	/* data keeps flowing; the screen stays */
+	err = map_frame(&t->c, &t->st, &t->fr);
+	if (err)
+		return err;
+	map_totals(&t->c, &t->fr, t->c.last_end_ns - before);
+	t->view->draw(&t->st, &t->fr);
+	t->frames++;
+	return env.count && t->frames >= env.count;
+}
+
+/* What a key asked for: a new pace, a new mapping, a redraw. */
+static int react(struct top_run *t, int r)
+{
+	if (r & TOP_R_RETIME) {
+		t->interval_ns = (uint64_t)(t->st.interval_s * 1e9);
+		t->next_end = mono_ns() + t->interval_ns;
 	}
-	view_up = true;
+	if (r & TOP_R_REMAP) {
+		int err = map_frame(&t->c, &t->st, &t->fr);
+
+		if (err)
+			return err;
+	}
+	if (r & (TOP_R_REMAP | TOP_R_REDRAW))
+		t->view->draw(&t->st, &t->fr);
+	return 0;
+}
+
+/*
+ * Slices of at most 100 ms: wait for keys (or sleep), drain the ring buffer, then
+ * a sample, or at the interval's end a frame. Returns 0 or -errno.
+ */
+static int top_loop(struct top_run *t)
+{
+	int err;
 
 	/* first frame at once (empty interval): the screen is never blank */
 	if (!env.batch) {
-		err = collect_end(&c);
+		err = collect_end(&t->c);
 		if (!err)
-			err = map_frame(&c, &st, &fr);
+			err = map_frame(&t->c, &t->st, &t->fr);
 		if (err)
-			goto fail;
-		map_totals(&c, &fr, 0);
-		view->draw(&st, &fr);
+			return err;
+		map_totals(&t->c, &t->fr, 0);
+		t->view->draw(&t->st, &t->fr);
 	}
-	interval_ns = (uint64_t)(st.interval_s * 1e9);
-	next_end = mono_ns() + interval_ns;
-
+	t->interval_ns = (uint64_t)(t->st.interval_s * 1e9);
+	t->next_end = mono_ns() + t->interval_ns;
 	while (!top_exiting) {
 		uint64_t now = mono_ns();
-		uint64_t slice = now + SLICE_NS < next_end ? now + SLICE_NS : next_end;
-		int react;
+		uint64_t slice = now + SLICE_NS < t->next_end ? now + SLICE_NS : t->next_end;
+		int r = t->view->wait(&t->st, &t->fr, slice);
 
-		react = view->wait(&st, &fr, slice);
-		err = tracer_poll(c.tr, 0, on_event, &c);
-		if (err < 0 || c.err) {
-			err = c.err ? c.err : err;
-			goto fail;
-		}
-		if (react & TOP_R_QUIT || top_exiting)
+		err = tracer_poll(t->c.tr, 0, on_event, &t->c);
+		if (err < 0 || t->c.err)
+			return t->c.err ? t->c.err : err;
+		if (r & TOP_R_QUIT || top_exiting)
 			break;
-		if (react & TOP_R_RETIME) {
-			interval_ns = (uint64_t)(st.interval_s * 1e9);
-			next_end = mono_ns() + interval_ns;
-		}
-		if (react & TOP_R_REMAP) {
-			err = map_frame(&c, &st, &fr);
-			if (err)
-				goto fail;
-		}
-		if (react & (TOP_R_REMAP | TOP_R_REDRAW))
-			view->draw(&st, &fr);
-		if (mono_ns() < next_end) {
-			err = collect_sample(&c);
-			if (err)
-				goto fail;
-			continue;
-		}
-
-		/* interval end */
-		{
-			uint64_t before = c.last_end_ns;
-
-			err = collect_end(&c);
-			if (err)
-				goto fail;
-			next_end += interval_ns;
-			if (next_end < mono_ns())
-				next_end = mono_ns() + interval_ns;
-			if (st.paused)
-				continue;	/* data keeps flowing; the screen stays */
-			err = map_frame(&c, &st, &fr);
-			if (err)
-				goto fail;
-			map_totals(&c, &fr, c.last_end_ns - before);
-		}
-		view->draw(&st, &fr);
-		frames++;
-		if (env.count && frames >= env.count)
-			break;
+		err = react(t, r);
+		if (!err)
+			err = mono_ns() < t->next_end ? collect_sample(&t->c) : interval_end(t);
+		if (err < 0)
+			return err;
+		if (err > 0)
+			break;	/* the count of frames reached */
 	}
-	goto out;
-fail:
-	snprintf(errbuf, sizeof(errbuf), "%s", strerror(err < 0 ? -err : err));
-	rc = 1;
+	return 0;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top_run t = { 0 };
+	int err, rc = top_parse(argc, argv);
+
+	if (rc)
+		return rc;
+	t.view = env.batch ? &top_batch_view : &top_curses_view;
+	rc = collect_open(&t.c);
+	if (rc)
+		goto out;
+	t.st.interval_s = env.interval_s;
+	t.st.group = env.group;
+	t.st.sort_col = env.sort;
+	t.st.ascending = env.ascending;
+	t.st.show_stuck = true;
+	top_signals();
+	if (t.view->init(&t.st)) {
+		fprintf(stderr, "Error: cannot initialize the terminal\n");
+		rc = 1;
+		goto out;
+	}
+	err = top_loop(&t);
+	t.view->fini();		/* the terminal is restored before any message */
+	if (err) {
+		fprintf(stderr, "Error: %s\n", strerror(err < 0 ? -err : err));
+		rc = 1;
+	}
 out:
-	if (view_up)
-		view->fini();	/* the terminal is restored before any message */
-	if (errbuf[0])
-		fprintf(stderr, "Error: %s\n", errbuf);
-	collect_free(&c);
-	free(fr.rows);
+	collect_free(&t.c);
+	free(t.fr.rows);
 	return rc;
 }
