@@ -2,7 +2,7 @@
 /*
  * Pending ("stuck") requests, one model for `aioscope stuck` and top's stuck list,
  * from two sources: aiodev's debugfs listing and the tracer's in-flight table
- * (stuck_src.c); their plain and JSON forms.
+ * (stuck_src.c). Their plain and JSON forms: commands/stuck_view.h.
  */
 #ifndef AIOSCOPE_STUCK_SRC_H
 #define AIOSCOPE_STUCK_SRC_H
@@ -29,11 +29,6 @@ void stuck_list_filter_pid(struct stuck_list *l, int32_t pid);
  * Returns the number of devices read, or -errno when none could be read.
  */
 int aiodev_pending_read(const char *root, struct stuck_list *l);
-
-void stuck_print_plain(FILE *f, const struct stuck_list *l, bool stacks);
-struct aio_json;
-/* One request as a JSON object (fields documented in docs/usage.md). */
-void stuck_json_req(struct aio_json *j, const struct stuck_req *r, bool stacks);
 
 struct tracer;
 /*

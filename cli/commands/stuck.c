@@ -24,6 +24,7 @@
 #include "collect/tracer.h"
 
 #include "commands.h"
+#include "stuck_view.h"
 
 #define EXIT_STUCK 3
 

@@ -35,6 +35,7 @@
 #include "collect/tracer.h"
 
 #include "commands.h"
+#include "stuck_view.h"
 
 #define SLICE_NS	100000000ULL	/* drain the ring buffer at least every 100 ms */
 
@@ -79,6 +80,8 @@ struct top_collect {
 	struct stuck_list pend;		/* scratch: the debugfs listing */
 	struct stuck_list stuck;	/* stuck requests at the interval end */
 	bool stuck_due;			/* this sample ends an interval: fill stuck */
+	bool pre_attach;		/* the last listing held requests pending from
+					 * before the tracer attached */
 	bool by_user_iocb;		/* the tracer's ids are user iocb pointers */
 	uint64_t stuck_ns;		/* the age that makes a request stuck */
 	uint64_t now;			/* this sample's time (tracer clock) */
@@ -203,6 +206,8 @@ static void fresh_add_debugfs(struct top_collect *c, uint64_t now)
 	bool by_user_iocb = c->by_user_iocb;
 	uint64_t attached = tracer_attached_ns(c->tr);
 
+	c->pre_attach = false;
+
 	for (size_t i = 0; i < c->pend.n; i++) {
 		const struct stuck_req *s = &c->pend.v[i];
 		struct aio_req r = {
@@ -223,6 +228,7 @@ static void fresh_add_debugfs(struct top_collect *c, uint64_t now)
 			continue;
 		if (r.ts_ns > attached)
 			continue;	/* submitted since the tracer attached: its own */
+		c->pre_attach = true;
 		t = aio_inflight_lookup(c->fresh, by_user_iocb ? s->obj : s->id);
 		if (t && stuck_same_request(s, t->id, (int32_t)t->pid, by_user_iocb))
 			continue;	/* the tracer has it, with its context */
@@ -274,6 +280,9 @@ static int stuck_start(struct top_collect *c)
 /*
  * The one scan of a sample: the debugfs listing, then the tracer's in-flight table,
  * into c->fresh; at an interval end (c->stuck_due) the same scan fills c->stuck.
+ * Between interval ends the listing is read only while it holds requests from
+ * before the tracer attached: the tracer has every later one, and no earlier one
+ * can appear again (an interval end reads it in any case).
  */
 static int sample_scan(struct top_collect *c)
 {
@@ -284,7 +293,8 @@ static int sample_scan(struct top_collect *c)
 	if (!c->fresh)
 		return -ENOMEM;
 	stuck_list_reset(&c->pend);
-	aiodev_pending_read(NULL, &c->pend);	/* absent without aiodev: fine */
+	if (c->stuck_due || c->pre_attach)
+		aiodev_pending_read(NULL, &c->pend);	/* absent without aiodev: fine */
 	c->now = tracer_now_ns();
 	c->sample_full = 0;
 	if (c->stuck_due) {
@@ -857,6 +867,7 @@ static int collect_open(struct top_collect *c)
 	c->start_ns = c->last_end_ns = tracer_now_ns();
 	c->stuck_ns = topts.stuck_ns;
 	c->by_user_iocb = stuck_by_user_iocb(c->tr);
+	c->pre_attach = true;	/* until a listing says otherwise */
 	return 0;
 }
 
