@@ -18,6 +18,7 @@
 void stuck_list_reset(struct stuck_list *l)
 {
 	l->n = 0;
+	l->nindexed = 0;
 	l->devices = 0;
 	l->debugfs_err = 0;
 }
@@ -66,6 +67,25 @@ void stuck_list_sort(struct stuck_list *l)
 {
 	if (l->n > 1)
 		qsort(l->v, l->n, sizeof(*l->v), stuck_cmp);
+	l->nindexed = 0;
+}
+
+static int key_cmp_id(const void *pa, const void *pb)
+{
+	return cmp_u64(((const struct stuck_req *)pa)->id, ((const struct stuck_req *)pb)->id);
+}
+
+static int key_cmp_obj(const void *pa, const void *pb)
+{
+	return cmp_u64(((const struct stuck_req *)pa)->obj, ((const struct stuck_req *)pb)->obj);
+}
+
+void stuck_list_index(struct stuck_list *l, bool by_user_iocb)
+{
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), by_user_iocb ? key_cmp_obj : key_cmp_id);
+	l->nindexed = l->n;
+	l->index_by_obj = by_user_iocb;
 }
 
 void stuck_list_filter_age(struct stuck_list *l, uint64_t older_than_ns)
@@ -76,6 +96,7 @@ void stuck_list_filter_age(struct stuck_list *l, uint64_t older_than_ns)
 		if (l->v[i].age_ns >= older_than_ns)
 			l->v[j++] = l->v[i];
 	l->n = j;
+	l->nindexed = 0;
 }
 
 void stuck_list_filter_pid(struct stuck_list *l, int32_t pid)
@@ -86,6 +107,7 @@ void stuck_list_filter_pid(struct stuck_list *l, int32_t pid)
 		if (l->v[i].pid == pid)
 			l->v[j++] = l->v[i];
 	l->n = j;
+	l->nindexed = 0;
 }
 
 static int read_one(const char *file, const char *devname, struct stuck_list *l)
@@ -289,24 +311,51 @@ static void add_stacks(struct tracer *t, struct stuck_req *r, const struct trace
 	r->nr_ustack = n < 0 ? 0 : n;
 }
 
+/* The debugfs entry of @l for the tracer's request @q, or NULL. */
+static struct stuck_req *debugfs_twin(struct stuck_list *l, const struct tracer_inflight *q,
+				      bool by_user_iocb)
+{
+	size_t lo = 0, hi = l->nindexed;
+
+	if (l->nindexed && l->index_by_obj == by_user_iocb) {
+		while (lo < hi) {	/* the first entry whose key is not below q's */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if ((by_user_iocb ? l->v[mid].obj : l->v[mid].id) < q->id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < l->nindexed; lo++) {
+			if ((by_user_iocb ? l->v[lo].obj : l->v[lo].id) != q->id)
+				return NULL;
+			if (stuck_same_request(&l->v[lo], q->id, q->pid, by_user_iocb))
+				return &l->v[lo];
+		}
+		return NULL;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		struct stuck_req *o = &l->v[i];
+
+		if (o->src == STUCK_SRC_DEBUGFS &&
+		    stuck_same_request(o, q->id, q->pid, by_user_iocb))
+			return o;
+	}
+	return NULL;
+}
+
 int stuck_add_tracer(struct stuck_list *l, struct tracer *t, const struct tracer_inflight *q,
 		     uint64_t age_ns, bool by_user_iocb)
 {
-	struct stuck_req *r;
+	struct stuck_req *r = debugfs_twin(l, q, by_user_iocb);
 
 	/*
 	 * aiodev requests: the debugfs listing already has them (with more detail);
 	 * the tracer adds only their stacks
 	 */
-	for (size_t i = 0; i < l->n; i++) {
-		struct stuck_req *o = &l->v[i];
-
-		if (o->src != STUCK_SRC_DEBUGFS)
-			continue;
-		if (stuck_same_request(o, q->id, q->pid, by_user_iocb)) {
-			add_stacks(t, o, q);
-			return 0;
-		}
+	if (r) {
+		add_stacks(t, r, q);
+		return 0;
 	}
 	r = stuck_list_add(l);
 	if (!r)
@@ -357,7 +406,10 @@ int stuck_from_tracer(struct tracer *t, struct stuck_list *l, uint64_t older_tha
 {
 	struct from_tracer ft = { .t = t, .l = l, .now = tracer_now_ns(), .min_age = older_than_ns,
 				  .by_user_iocb = stuck_by_user_iocb(t) };
-	int rc = tracer_inflight_foreach(t, add_inflight, &ft);
+	int rc;
+
+	stuck_list_index(l, ft.by_user_iocb);	/* the debugfs listing, read just before */
+	rc = tracer_inflight_foreach(t, add_inflight, &ft);
 
 	return rc < 0 ? rc : 0;
 }

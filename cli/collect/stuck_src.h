@@ -22,6 +22,12 @@ void stuck_list_sort(struct stuck_list *l);
 void stuck_list_filter_age(struct stuck_list *l, uint64_t older_than_ns);
 /* Keep only the entries of process @pid. */
 void stuck_list_filter_pid(struct stuck_list *l, int32_t pid);
+/*
+ * Sort @l, debugfs entries only, by the key that stuck_same_request() compares, so
+ * that stuck_add_tracer() finds a request's debugfs entry by binary search rather
+ * than by reading them all (thousands of pending requests: top at every interval).
+ */
+void stuck_list_index(struct stuck_list *l, bool by_user_iocb);
 
 /*
  * Read every /sys/kernel/debug/aiodev/aiodevN/pending under @root (NULL: the

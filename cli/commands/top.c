@@ -274,6 +274,7 @@ static int stuck_start(struct top_collect *c)
 		*s = c->pend.v[i];
 	}
 	c->stuck.devices = c->pend.devices;
+	stuck_list_index(&c->stuck, c->by_user_iocb);
 	return 0;
 }
 

@@ -51,6 +51,10 @@ struct stuck_list {
 	size_t n, cap;
 	unsigned int devices;	/* aiodev devices whose listing was read */
 	int debugfs_err;	/* 0, or errno when no listing could be read */
+	size_t nindexed;	/* v[0, nindexed) are debugfs entries sorted by
+				 * their stuck_same_request() key (stuck_list_index);
+				 * reset by every change but an append */
+	bool index_by_obj;	/* that key: obj (else id) */
 };
 
 /*
