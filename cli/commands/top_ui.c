@@ -693,42 +693,68 @@ static void move_selection(struct top_view_state *st, const struct top_frame *fr
 	st->have_selection = true;
 }
 
-static int top_handle_key(struct top_view_state *st, const struct top_frame *fr, int ch)
+/* A key while the filter is being edited. */
+static int filter_key(struct top_view_state *st, int ch)
 {
-	int col;
+	size_t len = strlen(st->filter);
 
-	if (st->show_help && ch != KEY_RESIZE && ch != ERR) {
-		st->show_help = false;
-		return ch == 'q' ? TOP_R_QUIT : TOP_R_REDRAW;
-	}
-	if (st->filter_editing) {
-		size_t len = strlen(st->filter);
-
-		switch (ch) {
-		case 27:		/* Esc */
-			st->filter[0] = '\0';
-			st->filter_editing = false;
+	switch (ch) {
+	case 27:		/* Esc */
+		st->filter[0] = '\0';
+		st->filter_editing = false;
+		return TOP_R_REMAP;
+	case '\r':
+	case '\n':
+	case KEY_ENTER:
+		st->filter_editing = false;
+		return TOP_R_REDRAW;
+	case KEY_BACKSPACE:
+	case 127:
+	case 8:
+		if (len)
+			st->filter[len - 1] = '\0';
+		return TOP_R_REMAP;
+	default:
+		if (ch >= 32 && ch < 127 && len + 1 < sizeof(st->filter)) {
+			st->filter[len] = (char)ch;
+			st->filter[len + 1] = '\0';
 			return TOP_R_REMAP;
-		case '\r':
-		case '\n':
-		case KEY_ENTER:
-			st->filter_editing = false;
-			return TOP_R_REDRAW;
-		case KEY_BACKSPACE:
-		case 127:
-		case 8:
-			if (len)
-				st->filter[len - 1] = '\0';
-			return TOP_R_REMAP;
-		default:
-			if (ch >= 32 && ch < 127 && len + 1 < sizeof(st->filter)) {
-				st->filter[len] = (char)ch;
-				st->filter[len + 1] = '\0';
-				return TOP_R_REMAP;
-			}
-			return TOP_R_NONE;
 		}
+		return TOP_R_NONE;
 	}
+}
+
+/* Selection keys: up, down, pages, home, end; -1 for another key. */
+static int move_key(struct top_view_state *st, const struct top_frame *fr, int ch)
+{
+	switch (ch) {
+	case KEY_UP:
+	case 'k':
+		move_selection(st, fr, -1);
+		return TOP_R_REDRAW;
+	case KEY_DOWN:
+	case 'j':
+		move_selection(st, fr, 1);
+		return TOP_R_REDRAW;
+	case KEY_PPAGE:
+		move_selection(st, fr, -(long)(LINES > 10 ? LINES - 10 : 1));
+		return TOP_R_REDRAW;
+	case KEY_NPAGE:
+		move_selection(st, fr, LINES > 10 ? LINES - 10 : 1);
+		return TOP_R_REDRAW;
+	case KEY_HOME:
+		move_selection(st, fr, -(long)fr->nrows);
+		return TOP_R_REDRAW;
+	case KEY_END:
+		move_selection(st, fr, (long)fr->nrows);
+		return TOP_R_REDRAW;
+	}
+	return -1;
+}
+
+/* Keys of the view: quit, help, pause, pace, grouping, sort, filter, panels; -1 else. */
+static int view_key(struct top_view_state *st, int ch)
+{
 	switch (ch) {
 	case 'q':
 		return TOP_R_QUIT;
@@ -773,39 +799,37 @@ static int top_handle_key(struct top_view_state *st, const struct top_frame *fr,
 	case 't':
 		st->show_stuck = !st->show_stuck;
 		return TOP_R_REDRAW;
-	case KEY_UP:
-	case 'k':
-		move_selection(st, fr, -1);
-		return TOP_R_REDRAW;
-	case KEY_DOWN:
-	case 'j':
-		move_selection(st, fr, 1);
-		return TOP_R_REDRAW;
-	case KEY_PPAGE:
-		move_selection(st, fr, -(long)(LINES > 10 ? LINES - 10 : 1));
-		return TOP_R_REDRAW;
-	case KEY_NPAGE:
-		move_selection(st, fr, LINES > 10 ? LINES - 10 : 1);
-		return TOP_R_REDRAW;
-	case KEY_HOME:
-		move_selection(st, fr, -(long)fr->nrows);
-		return TOP_R_REDRAW;
-	case KEY_END:
-		move_selection(st, fr, (long)fr->nrows);
-		return TOP_R_REDRAW;
 	case KEY_RESIZE:
 		return TOP_R_REDRAW;
 	case 12:		/* Ctrl-L: repaint everything */
 		clearok(curscr, TRUE);
 		return TOP_R_REDRAW;
 	}
-	col = top_col_for_key(ch);
-	if (col >= 0) {
-		if ((int)st->sort_col == col)
+	return -1;
+}
+
+static int top_handle_key(struct top_view_state *st, const struct top_frame *fr, int ch)
+{
+	int r;
+
+	if (st->show_help && ch != KEY_RESIZE && ch != ERR) {
+		st->show_help = false;
+		return ch == 'q' ? TOP_R_QUIT : TOP_R_REDRAW;
+	}
+	if (st->filter_editing)
+		return filter_key(st, ch);
+	r = move_key(st, fr, ch);
+	if (r < 0)
+		r = view_key(st, ch);
+	if (r >= 0)
+		return r;
+	r = top_col_for_key(ch);
+	if (r >= 0) {
+		if ((int)st->sort_col == r)
 			st->ascending = !st->ascending;
 		else
 			st->ascending = false;
-		st->sort_col = col;
+		st->sort_col = r;
 		return TOP_R_REMAP;
 	}
 	return TOP_R_NONE;
