@@ -70,7 +70,15 @@ static const enum aio_group group_kind[TOP_NR_GROUPS] = {
  * attached, any file) plus aiodev's debugfs listing (every pending aiodev
  * request, also those from before). It is kept in one core table, synced at
  * each sample, so INFLIGHT is the count at the interval's end and QD-MAX the
- * largest count sampled during the interval, for every grouping alike.
+ * largest count sampled during the interval, for every grouping alike. One scan
+ * a sample: the interval end's also gives the stuck list.
+ *
+ * The BPF object's queue-depth counters (the qd map) are not read instead: they
+ * exist only with the tracer's want_qd, which puts four hash-map updates on every
+ * submit and completion and turns off the direct-to-slot submit; they have no
+ * per-file kind and do not count requests pending from before the tracer attached
+ * (the listing gives those); and the rows' INFLIGHT and STUCK need the pending
+ * requests themselves at each interval end anyway.
  */
 struct top_collect {
 	struct tracer *tr;
