@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/format.h"
+#include "request/event.h"
 #include "parse.h"
 
 /* ---------------- command line ---------------- */
@@ -94,18 +95,21 @@ static int field_u64(const char *s, size_t len, uint64_t *out)
 	return 0;
 }
 
-static void copy_field(char *dst, size_t dsz, const char *s, size_t len)
+/*
+ * An op or api word of the listing: the value tracer_*_parse() gives it, or
+ * AIOS_*_OTHER for a word this build does not know (a driver may add some).
+ */
+static int word_enum(int (*parse)(const char *, size_t), const char *s, size_t len, int other)
 {
-	if (len >= dsz)
-		len = dsz - 1;
-	memcpy(dst, s, len);
-	dst[len] = '\0';
+	int v = parse(s, len);
+
+	return v < 0 ? other : v;
 }
 
 /*
  * id=0x.. api=aio pid=N tid=N comm=C op=read off=N len=N age_ns=N stalled=0|1
  * ctx=0x.. obj=0x..  (docs/design.md). Unknown keys are ignored so the driver
- * may add fields at the end. C has every byte that is not printable ASCII, and
+ * may add fields at the end; op and api become enum aios_op / aios_api. C has every byte that is not printable ASCII, and
  * space and backslash, as \xHH, so no name can add or hide a field or a line.
  */
 int aiodev_pending_parse_line(const char *line, struct stuck_req *r)
@@ -140,11 +144,12 @@ int aiodev_pending_parse_line(const char *line, struct stuck_req *r)
 			continue;
 		}
 		if (KEY("api")) {
-			copy_field(r->api, sizeof(r->api), v, vlen);
+			r->api = word_enum(tracer_api_parse, v, vlen, AIOS_API_OTHER);
+			r->has_api = vlen != 0;	/* "api=": none named, as no api= */
 			continue;
 		}
 		if (KEY("op")) {
-			copy_field(r->op, sizeof(r->op), v, vlen);
+			r->op = word_enum(tracer_op_parse, v, vlen, AIOS_OP_OTHER);
 			seen |= F_OP;
 			continue;
 		}

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/format.h"
 #include "parse.h"
 #include "stuck_src.h"
 
@@ -19,6 +18,7 @@
 void stuck_list_reset(struct stuck_list *l)
 {
 	l->n = 0;
+	l->nindexed = 0;
 	l->devices = 0;
 	l->debugfs_err = 0;
 }
@@ -67,6 +67,25 @@ void stuck_list_sort(struct stuck_list *l)
 {
 	if (l->n > 1)
 		qsort(l->v, l->n, sizeof(*l->v), stuck_cmp);
+	l->nindexed = 0;
+}
+
+static int key_cmp_id(const void *pa, const void *pb)
+{
+	return cmp_u64(((const struct stuck_req *)pa)->id, ((const struct stuck_req *)pb)->id);
+}
+
+static int key_cmp_obj(const void *pa, const void *pb)
+{
+	return cmp_u64(((const struct stuck_req *)pa)->obj, ((const struct stuck_req *)pb)->obj);
+}
+
+void stuck_list_index(struct stuck_list *l, bool by_user_iocb)
+{
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), by_user_iocb ? key_cmp_obj : key_cmp_id);
+	l->nindexed = l->n;
+	l->index_by_obj = by_user_iocb;
 }
 
 void stuck_list_filter_age(struct stuck_list *l, uint64_t older_than_ns)
@@ -77,6 +96,18 @@ void stuck_list_filter_age(struct stuck_list *l, uint64_t older_than_ns)
 		if (l->v[i].age_ns >= older_than_ns)
 			l->v[j++] = l->v[i];
 	l->n = j;
+	l->nindexed = 0;
+}
+
+void stuck_list_filter_pid(struct stuck_list *l, int32_t pid)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].pid == pid)
+			l->v[j++] = l->v[i];
+	l->n = j;
+	l->nindexed = 0;
 }
 
 static int read_one(const char *file, const char *devname, struct stuck_list *l)
@@ -138,101 +169,6 @@ int aiodev_pending_read(const char *root, struct stuck_list *l)
 		return err;
 	}
 	return ndev;
-}
-
-static void fmt_age(char *buf, size_t sz, uint64_t ns)
-{
-	if (ns >= 100ULL * 1000000000ULL)
-		snprintf(buf, sz, "%.0fs", ns / 1e9);
-	else if (ns >= 1000000000ULL)
-		snprintf(buf, sz, "%.3fs", ns / 1e9);
-	else
-		snprintf(buf, sz, "%.1fms", ns / 1e6);
-}
-
-/* ---------------- symbolizing stacks ---------------- */
-
-/* /proc/kallsyms, loaded once, on the first kernel frame */
-static struct ksyms ksyms;
-static bool ksyms_tried;
-
-static const char *ksym_fmt(uint64_t ip, char *buf, size_t len)
-{
-	if (!ksyms_tried) {
-		FILE *f = fopen("/proc/kallsyms", "re");
-
-		ksyms_tried = true;
-		if (f) {
-			ksyms_read(f, &ksyms);
-			fclose(f);
-		}
-	}
-	return ksyms_fmt(&ksyms, ip, buf, len);
-}
-
-/* The file-backed mappings of @pid (executable or not): *n of them. */
-static struct umap *umaps_load(int32_t pid, size_t *n)
-{
-	char path[64];
-	struct umap *v;
-	FILE *f;
-
-	*n = 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	v = umaps_read(f, n);
-	fclose(f);
-	return v;
-}
-
-static void print_stacks(FILE *f, const struct stuck_req *r)
-{
-	char buf[STUCK_PATH_LEN + 64];
-	struct umap *m = NULL;
-	size_t nm = 0;
-
-	if (r->nr_kstack < 0 && r->nr_ustack < 0) {
-		/* debugfs-only requests say so on their own line */
-		if (r->src != STUCK_SRC_DEBUGFS)
-			fprintf(f, "    no stack: not recorded in this attach mode\n");
-		return;
-	}
-	fprintf(f, "    kernel stack:%s\n", r->nr_kstack > 0 ? "" : " not recorded");
-	for (int j = 0; j < r->nr_kstack; j++)
-		fprintf(f, "      0x%016" PRIx64 " %s\n", r->kstack[j],
-			ksym_fmt(r->kstack[j], buf, sizeof(buf)));
-	fprintf(f, "    user stack:%s\n", r->nr_ustack > 0 ? "" : " not recorded");
-	if (r->nr_ustack > 0)
-		m = umaps_load(r->pid, &nm);
-	for (int j = 0; j < r->nr_ustack; j++)
-		fprintf(f, "      %s\n", umaps_fmt(m, nm, r->ustack[j], buf, sizeof(buf)));
-	free(m);
-}
-
-void stuck_print_plain(FILE *f, const struct stuck_list *l, bool stacks)
-{
-	fprintf(f, "%-9s %7s %7s %-15s %-5s %-6s %-16s %12s %8s %s\n",
-		"AGE", "PID", "TID", "COMM", "API", "OP", "DEVICE/FILE",
-		"OFFSET", "BYTES", "REQUEST");
-	for (size_t i = 0; i < l->n; i++) {
-		const struct stuck_req *r = &l->v[i];
-		char age[32], comm[sizeof(r->comm) * 4], path[STUCK_PATH_LEN * 4];
-
-		fmt_age(age, sizeof(age), r->age_ns);
-		/* names chosen by other users reach the terminal escaped */
-		aio_fmt_term(comm, sizeof(comm), r->comm);
-		aio_fmt_term(path, sizeof(path), r->path);
-		fprintf(f, "%-9s %7d %7d %-15s %-5s %-6s %-16s %12" PRIu64 " %8" PRIu64
-			" 0x%" PRIx64 "%s%s\n", age, r->pid, r->tid, comm,
-			r->api[0] ? r->api : "-", r->op, path, r->offset,
-			r->bytes, r->id, r->stalled == 1 ? " stalled" : "",
-			stacks && r->src == STUCK_SRC_DEBUGFS && r->nr_kstack < 0 &&
-			r->nr_ustack < 0 ? " (no stack: pending before aioscope started)" : "");
-		if (stacks)
-			print_stacks(f, r);
-	}
 }
 
 /* ---------------- naming devices and files ---------------- */
@@ -363,14 +299,6 @@ const char *top_file_name(int32_t pid, uint32_t kdev, uint64_t ino, char *buf, s
 	return buf;
 }
 
-struct from_tracer {
-	struct tracer *t;
-	struct stuck_list *l;
-	uint64_t now, min_age;
-	bool by_user_iocb;	/* syscalls mode: ids are user iocb pointers */
-	int err;
-};
-
 /* The submit stacks of @q, when the tracer records them (else they stay -1). */
 static void add_stacks(struct tracer *t, struct stuck_req *r, const struct tracer_inflight *q)
 {
@@ -383,37 +311,59 @@ static void add_stacks(struct tracer *t, struct stuck_req *r, const struct trace
 	r->nr_ustack = n < 0 ? 0 : n;
 }
 
-static int add_inflight(void *ctx, const struct tracer_inflight *q)
+/* The debugfs entry of @l for the tracer's request @q, or NULL. */
+static struct stuck_req *debugfs_twin(struct stuck_list *l, const struct tracer_inflight *q,
+				      bool by_user_iocb)
 {
-	struct from_tracer *ft = ctx;
-	uint64_t age = ft->now > q->submit_ns ? ft->now - q->submit_ns : 0;
-	struct stuck_req *r;
+	size_t lo = 0, hi = l->nindexed;
 
-	if (age < ft->min_age)
-		return 0;
+	if (l->nindexed && l->index_by_obj == by_user_iocb) {
+		while (lo < hi) {	/* the first entry whose key is not below q's */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if ((by_user_iocb ? l->v[mid].obj : l->v[mid].id) < q->id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < l->nindexed; lo++) {
+			if ((by_user_iocb ? l->v[lo].obj : l->v[lo].id) != q->id)
+				return NULL;
+			if (stuck_same_request(&l->v[lo], q->id, q->pid, by_user_iocb))
+				return &l->v[lo];
+		}
+		return NULL;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		struct stuck_req *o = &l->v[i];
+
+		if (o->src == STUCK_SRC_DEBUGFS &&
+		    stuck_same_request(o, q->id, q->pid, by_user_iocb))
+			return o;
+	}
+	return NULL;
+}
+
+int stuck_add_tracer(struct stuck_list *l, struct tracer *t, const struct tracer_inflight *q,
+		     uint64_t age_ns, bool by_user_iocb)
+{
+	struct stuck_req *r = debugfs_twin(l, q, by_user_iocb);
+
 	/*
 	 * aiodev requests: the debugfs listing already has them (with more detail);
 	 * the tracer adds only their stacks
 	 */
-	for (size_t i = 0; i < ft->l->n; i++) {
-		struct stuck_req *o = &ft->l->v[i];
-
-		if (o->src != STUCK_SRC_DEBUGFS)
-			continue;
-		if (stuck_same_request(o, q->id, q->pid, ft->by_user_iocb)) {
-			add_stacks(ft->t, o, q);
-			return 0;
-		}
+	if (r) {
+		add_stacks(t, r, q);
+		return 0;
 	}
-	r = stuck_list_add(ft->l);
-	if (!r) {
-		ft->err = -ENOMEM;
+	r = stuck_list_add(l);
+	if (!r)
 		return -ENOMEM;
-	}
-	add_stacks(ft->t, r, q);
+	add_stacks(t, r, q);
 	r->src = STUCK_SRC_TRACER;
 	r->id = q->id;
-	r->age_ns = age;
+	r->age_ns = age_ns;
 	r->offset = (uint64_t)q->offset;
 	r->bytes = q->bytes;
 	r->ctx = q->ctx;
@@ -421,61 +371,45 @@ static int add_inflight(void *ctx, const struct tracer_inflight *q)
 	r->pid = q->pid;
 	r->tid = q->tid;
 	snprintf(r->comm, sizeof(r->comm), "%s", q->comm);
-	snprintf(r->op, sizeof(r->op), "%s", tracer_op_name(q->op));
-	snprintf(r->api, sizeof(r->api), "%s", tracer_api_name(q->api));
+	_Static_assert((int)TRACER_OP_OTHER == AIOS_OP_OTHER &&
+		       (int)TRACER_API_OTHER == AIOS_API_OTHER, "event.h names aioscope.h's values");
+	r->op = (enum aios_op)q->op;
+	r->api = (enum aios_api)q->api;
+	r->has_api = true;
 	top_file_name(q->pid, q->dev, q->ino, r->path, sizeof(r->path));
 	return 0;
+}
+
+bool stuck_by_user_iocb(const struct tracer *t)
+{
+	return !strcmp(tracer_mode_name(t), "syscalls");
+}
+
+struct from_tracer {
+	struct tracer *t;
+	struct stuck_list *l;
+	uint64_t now, min_age;
+	bool by_user_iocb;	/* syscalls mode: ids are user iocb pointers */
+};
+
+static int add_inflight(void *ctx, const struct tracer_inflight *q)
+{
+	struct from_tracer *ft = ctx;
+	uint64_t age = ft->now > q->submit_ns ? ft->now - q->submit_ns : 0;
+
+	if (age < ft->min_age)
+		return 0;
+	return stuck_add_tracer(ft->l, ft->t, q, age, ft->by_user_iocb);
 }
 
 int stuck_from_tracer(struct tracer *t, struct stuck_list *l, uint64_t older_than_ns)
 {
 	struct from_tracer ft = { .t = t, .l = l, .now = tracer_now_ns(), .min_age = older_than_ns,
-				  .by_user_iocb = !strcmp(tracer_mode_name(t), "syscalls") };
-	int rc = tracer_inflight_foreach(t, add_inflight, &ft);
+				  .by_user_iocb = stuck_by_user_iocb(t) };
+	int rc;
 
-	if (ft.err)
-		return ft.err;
+	stuck_list_index(l, ft.by_user_iocb);	/* the debugfs listing, read just before */
+	rc = tracer_inflight_foreach(t, add_inflight, &ft);
+
 	return rc < 0 ? rc : 0;
-}
-
-#include "core/json.h"
-
-void stuck_json_req(struct aio_json *j, const struct stuck_req *r, bool stacks)
-{
-	aio_json_start_object(j);
-	aio_json_hex_field(j, "id", r->id);
-	aio_json_s64_field(j, "pid", r->pid);
-	aio_json_s64_field(j, "tid", r->tid);
-	aio_json_string_field(j, "comm", r->comm);
-	aio_json_string_field(j, "api", r->api[0] ? r->api : NULL);
-	aio_json_string_field(j, "op", r->op);
-	aio_json_string_field(j, "dev", r->path);
-	aio_json_u64_field(j, "offset", r->offset);
-	aio_json_u64_field(j, "bytes", r->bytes);
-	aio_json_u64_field(j, "age_ns", r->age_ns);
-	if (r->stalled < 0)
-		aio_json_null_field(j, "stalled");
-	else
-		aio_json_bool_field(j, "stalled", r->stalled);
-	aio_json_hex_field(j, "ctx", r->ctx);
-	aio_json_hex_field(j, "obj", r->obj);
-	aio_json_string_field(j, "source", r->src == STUCK_SRC_DEBUGFS ? "debugfs" : "tracer");
-	if (stacks) {
-		const uint64_t *st[2] = { r->kstack, r->ustack };
-		const int n[2] = { r->nr_kstack, r->nr_ustack };
-		const char *names[2] = { "kernel_stack", "user_stack" };
-
-		for (int k = 0; k < 2; k++) {
-			if (n[k] < 0) {
-				aio_json_null_field(j, names[k]);
-				continue;
-			}
-			aio_json_name(j, names[k]);
-			aio_json_start_array(j);
-			for (int i = 0; i < n[k]; i++)
-				aio_json_hex(j, st[k][i]);
-			aio_json_end_array(j);
-		}
-	}
-	aio_json_end_object(j);
 }

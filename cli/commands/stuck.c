@@ -24,6 +24,7 @@
 #include "collect/tracer.h"
 
 #include "commands.h"
+#include "stuck_view.h"
 
 #define EXIT_STUCK 3
 
@@ -133,16 +134,6 @@ static uint64_t realtime_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static void drop_other_pids(struct stuck_list *l, int pid)
-{
-	size_t j = 0;
-
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].pid == pid)
-			l->v[j++] = l->v[i];
-	l->n = j;
-}
-
 /* One snapshot: fill @l, print it. Returns the number listed or -errno. */
 static int snapshot(struct tracer *tr, struct stuck_list *l, struct aio_json *j)
 {
@@ -166,7 +157,7 @@ static int snapshot(struct tracer *tr, struct stuck_list *l, struct aio_json *j)
 	}
 	stuck_list_filter_age(l, min_age);
 	if (env.pid)
-		drop_other_pids(l, env.pid);
+		stuck_list_filter_pid(l, env.pid);
 	stuck_list_sort(l);
 
 	if (env.json) {
@@ -211,50 +202,90 @@ static int snapshot(struct tracer *tr, struct stuck_list *l, struct aio_json *j)
 	return (int)l->n;
 }
 
-int cmd_stuck(int argc, char **argv)
+/* Options and defaults into env. Returns 0, or 2 for a usage error. */
+static int stuck_parse(int argc, char **argv)
 {
 	static const struct argp argp = { opts, parse_arg, NULL, doc, NULL, NULL, NULL };
-	struct stuck_list l = {};
-	struct tracer *tr = NULL;
-	struct aio_json j;
-	struct sigaction sa = {};
-	int err, rc = 0;
-	long done = 0;
 
 	memset(&env, 0, sizeof(env));
 	env.older_than_ms = 1000;
 	env.interval_s = 1;
 	argp_err_exit_status = 2;
-	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
-	if (err)
+	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
 		return 2;
 	if ((env.count || env.no_trace) && !env.watch) {
 		fprintf(stderr, "Error: -n and --no-trace only apply to --watch\n");
 		return 2;
 	}
+	return 0;
+}
 
+/* --watch: the tracer as well, or NULL (the debugfs listing works without it). */
+static struct tracer *stuck_tracer(void)
+{
+	struct tracer_opts to = { .inflight = true, .pid = env.pid,
+				  .stacks = env.stack, .verbose = env.verbose };
+	struct tracer *tr = NULL;
+	char msg[256] = "";
+	int err;
+
+	if (!env.watch || env.no_trace)
+		return NULL;
+	err = tracer_open(&tr, &to, msg, sizeof(msg));
+	if (err) {
+		fprintf(stderr, "Warning: tracer not attached (%s): listing aiodev "
+			"requests only\n", msg[0] ? msg : strerror(-err));
+		return NULL;
+	}
+	if (env.verbose)
+		fprintf(stderr, "Tracer attached, mode %s\n", tracer_mode_name(tr));
+	return tr;
+}
+
+/* Sleep one --watch interval; false when a signal asked to end. */
+static bool stuck_sleep(void)
+{
+	struct timespec ts = { (time_t)env.interval_s,
+			       (long)((env.interval_s - (time_t)env.interval_s) * 1e9) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR && !stuck_exiting)
+		;
+	return !stuck_exiting;
+}
+
+/* -v: the sources used, and what the tracer missed. */
+static void stuck_verbose(struct tracer *tr, const struct stuck_list *l)
+{
+	struct tracer_drops d;
+
+	if (!env.json)
+		fprintf(stderr, "sources: debugfs listing of %u aiodev device(s)%s\n",
+			l->devices, tr ? ", tracer in-flight table" : "");
+	if (!tr || tracer_drops(tr, &d))
+		return;
+	fprintf(stderr, "completions not seen, reconciled: %" PRIu64 "\n", d.reconciled);
+	if (env.stack)
+		fprintf(stderr, "submit stacks not recorded (stack map full or "
+			"hash collision): %" PRIu64 "\n", d.stack_lost);
+}
+
+int cmd_stuck(int argc, char **argv)
+{
+	struct stuck_list l = {};
+	struct tracer *tr;
+	struct aio_json j;
+	struct sigaction sa = {};
+	int rc = stuck_parse(argc, argv);
+	long done = 0;
+
+	if (rc)
+		return rc;
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	setlinebuf(stdout);
 	aio_json_init(&j, stdout, false);
-
-	if (env.watch && !env.no_trace) {
-		struct tracer_opts to = { .inflight = true, .pid = env.pid,
-					  .stacks = env.stack, .verbose = env.verbose };
-		char msg[256] = "";
-
-		err = tracer_open(&tr, &to, msg, sizeof(msg));
-		if (err) {
-			/* the debugfs listing still works without BPF */
-			fprintf(stderr, "Warning: tracer not attached (%s): listing aiodev "
-				"requests only\n", msg[0] ? msg : strerror(-err));
-			tr = NULL;
-		} else if (env.verbose) {
-			fprintf(stderr, "Tracer attached, mode %s\n", tracer_mode_name(tr));
-		}
-	}
-
+	tr = stuck_tracer();
 	for (;;) {
 		int n = snapshot(tr, &l, &j);
 
@@ -266,29 +297,11 @@ int cmd_stuck(int argc, char **argv)
 		done++;
 		if (!env.watch || stuck_exiting || (env.count && done >= env.count))
 			break;
-		{
-			struct timespec ts = { (time_t)env.interval_s,
-				(long)((env.interval_s - (time_t)env.interval_s) * 1e9) };
-
-			while (nanosleep(&ts, &ts) && errno == EINTR && !stuck_exiting)
-				;
-		}
-		if (stuck_exiting)
+		if (!stuck_sleep())
 			break;
 	}
-	if (env.verbose && !env.json)
-		fprintf(stderr, "sources: debugfs listing of %u aiodev device(s)%s\n",
-			l.devices, tr ? ", tracer in-flight table" : "");
-	if (tr && env.verbose) {
-		struct tracer_drops d;
-
-		if (!tracer_drops(tr, &d)) {
-			fprintf(stderr, "completions not seen, reconciled: %" PRIu64 "\n", d.reconciled);
-			if (env.stack)
-				fprintf(stderr, "submit stacks not recorded (stack map full or "
-					"hash collision): %" PRIu64 "\n", d.stack_lost);
-		}
-	}
+	if (env.verbose)
+		stuck_verbose(tr, &l);
 	tracer_close(tr);
 	stuck_list_free(&l);
 	return rc;

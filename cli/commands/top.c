@@ -35,6 +35,7 @@
 #include "collect/tracer.h"
 
 #include "commands.h"
+#include "stuck_view.h"
 
 #define SLICE_NS	100000000ULL	/* drain the ring buffer at least every 100 ms */
 
@@ -49,6 +50,10 @@ static struct top_env {
 	bool ascending;
 	enum tracer_mode mode;
 } env;
+
+/* a pending request's op and api go into the core's __u8 fields as they are */
+_Static_assert(AIOS_OP_OTHER <= UINT8_MAX && AIOS_API_OTHER <= UINT8_MAX,
+	       "enum aios_op / aios_api fit struct aio_req");
 
 static const enum aio_group group_kind[TOP_NR_GROUPS] = {
 	[TOP_BY_PROCESS] = AIO_GROUP_PID,
@@ -65,7 +70,15 @@ static const enum aio_group group_kind[TOP_NR_GROUPS] = {
  * attached, any file) plus aiodev's debugfs listing (every pending aiodev
  * request, also those from before). It is kept in one core table, synced at
  * each sample, so INFLIGHT is the count at the interval's end and QD-MAX the
- * largest count sampled during the interval, for every grouping alike.
+ * largest count sampled during the interval, for every grouping alike. One scan
+ * a sample: the interval end's also gives the stuck list.
+ *
+ * The BPF object's queue-depth counters (the qd map) are not read instead: they
+ * exist only with the tracer's want_qd, which puts four hash-map updates on every
+ * submit and completion and turns off the direct-to-slot submit; they have no
+ * per-file kind and do not count requests pending from before the tracer attached
+ * (the listing gives those); and the rows' INFLIGHT and STUCK need the pending
+ * requests themselves at each interval end anyway.
  */
 struct top_collect {
 	struct tracer *tr;
@@ -74,6 +87,12 @@ struct top_collect {
 	struct aio_inflight *fresh;	/* scratch: this sample's listing */
 	struct stuck_list pend;		/* scratch: the debugfs listing */
 	struct stuck_list stuck;	/* stuck requests at the interval end */
+	bool stuck_due;			/* this sample ends an interval: fill stuck */
+	bool pre_attach;		/* the last listing held requests pending from
+					 * before the tracer attached */
+	bool by_user_iocb;		/* the tracer's ids are user iocb pointers */
+	uint64_t stuck_ns;		/* the age that makes a request stuck */
+	uint64_t now;			/* this sample's time (tracer clock) */
 	uint64_t *gone;			/* scratch: ids to remove */
 	size_t ngone, gonecap;
 	uint64_t tot_now, tot_max;	/* total in flight: end, interval max */
@@ -139,6 +158,7 @@ static int on_inflight(void *ctx, const struct tracer_inflight *q)
 		.op = (uint8_t)q->op,
 		.api = (uint8_t)q->api,
 	};
+	uint64_t age;
 	int rc;
 
 	if (env.pid && q->pid != env.pid)
@@ -148,7 +168,12 @@ static int on_inflight(void *ctx, const struct tracer_inflight *q)
 	rc = aio_inflight_insert(c->fresh, &r);
 	if (rc == -ENOSPC)
 		c->sample_full++;
-	return rc < 0 && rc != -ENOSPC ? rc : 0;
+	else if (rc < 0)
+		return rc;
+	age = c->now > q->submit_ns ? c->now - q->submit_ns : 0;
+	if (c->stuck_due && age >= c->stuck_ns)
+		return stuck_add_tracer(&c->stuck, c->tr, q, age, c->by_user_iocb);
+	return 0;
 }
 
 /* The kernel dev_t (major << 20 | minor) and inode of /dev/aiodevN, cached. */
@@ -186,8 +211,10 @@ static void aiodev_node(const char *path, struct aio_req *r)
  */
 static void fresh_add_debugfs(struct top_collect *c, uint64_t now)
 {
-	bool by_user_iocb = !strcmp(tracer_mode_name(c->tr), "syscalls");
+	bool by_user_iocb = c->by_user_iocb;
 	uint64_t attached = tracer_attached_ns(c->tr);
+
+	c->pre_attach = false;
 
 	for (size_t i = 0; i < c->pend.n; i++) {
 		const struct stuck_req *s = &c->pend.v[i];
@@ -198,8 +225,8 @@ static void fresh_add_debugfs(struct top_collect *c, uint64_t now)
 			.len = s->bytes,
 			.pid = (uint32_t)s->pid,
 			.tid = (uint32_t)s->tid,
-			.op = strcmp(s->op, "write") ? AIOS_OP_READ : AIOS_OP_WRITE,
-			.api = strcmp(s->api, "uring") ? AIOS_API_AIO : AIOS_API_URING,
+			.op = (__u8)s->op,
+			.api = (__u8)(s->has_api ? s->api : AIOS_API_AIO),
 			.flags = s->stalled == 1 ? 1 : 0,
 		};
 
@@ -209,6 +236,7 @@ static void fresh_add_debugfs(struct top_collect *c, uint64_t now)
 			continue;
 		if (r.ts_ns > attached)
 			continue;	/* submitted since the tracer attached: its own */
+		c->pre_attach = true;
 		t = aio_inflight_lookup(c->fresh, by_user_iocb ? s->obj : s->id);
 		if (t && stuck_same_request(s, t->id, (int32_t)t->pid, by_user_iocb))
 			continue;	/* the tracer has it, with its context */
@@ -242,12 +270,31 @@ static bool same_req(const struct aio_req *a, const struct aio_req *b)
 	return d < 1000000;
 }
 
-/* One sample: make c->inf hold exactly the requests pending now. */
-static int inflight_sync(struct top_collect *c)
+/* An interval's stuck list starts as the sample's debugfs listing. */
+static int stuck_start(struct top_collect *c)
 {
-	const struct aio_req *r, *o;
-	uint64_t now;
-	size_t pos = 0;
+	stuck_list_reset(&c->stuck);
+	for (size_t i = 0; i < c->pend.n; i++) {
+		struct stuck_req *s = stuck_list_add(&c->stuck);
+
+		if (!s)
+			return -ENOMEM;
+		*s = c->pend.v[i];
+	}
+	c->stuck.devices = c->pend.devices;
+	stuck_list_index(&c->stuck, c->by_user_iocb);
+	return 0;
+}
+
+/*
+ * The one scan of a sample: the debugfs listing, then the tracer's in-flight table,
+ * into c->fresh; at an interval end (c->stuck_due) the same scan fills c->stuck.
+ * Between interval ends the listing is read only while it holds requests from
+ * before the tracer attached: the tracer has every later one, and no earlier one
+ * can appear again (an interval end reads it in any case).
+ */
+static int sample_scan(struct top_collect *c)
+{
 	int rc;
 
 	aio_inflight_free(c->fresh);
@@ -255,16 +302,33 @@ static int inflight_sync(struct top_collect *c)
 	if (!c->fresh)
 		return -ENOMEM;
 	stuck_list_reset(&c->pend);
-	aiodev_pending_read(NULL, &c->pend);	/* absent without aiodev: fine */
-	now = tracer_now_ns();
+	if (c->stuck_due || c->pre_attach)
+		aiodev_pending_read(NULL, &c->pend);	/* absent without aiodev: fine */
+	c->now = tracer_now_ns();
 	c->sample_full = 0;
+	if (c->stuck_due) {
+		rc = stuck_start(c);
+		if (rc)
+			return rc;
+	}
 	rc = tracer_inflight_foreach(c->tr, on_inflight, c);
 	if (rc < 0)
 		return rc;
-	fresh_add_debugfs(c, now);
+	fresh_add_debugfs(c, c->now);
 	if (c->sample_full > c->sample_full_max)
 		c->sample_full_max = c->sample_full;
+	return 0;
+}
 
+/* One sample: make c->inf hold exactly the requests pending now. */
+static int inflight_sync(struct top_collect *c)
+{
+	const struct aio_req *r, *o;
+	size_t pos = 0;
+	int rc = sample_scan(c);
+
+	if (rc)
+		return rc;
 	c->ngone = 0;
 	while ((r = aio_inflight_next(c->inf, &pos))) {
 		o = aio_inflight_lookup(c->fresh, r->id);
@@ -321,41 +385,26 @@ static int collect_sample(struct top_collect *c)
 	return rc;
 }
 
-static int collect_end(struct top_collect *c, uint64_t stuck_ns)
+/* An interval end: a sample whose scan also gives the stuck list, then the tables. */
+static int collect_end(struct top_collect *c)
 {
 	uint64_t now, interval;
 	__u32 cur, max;
 	int rc;
 
+	c->stuck_due = true;
 	rc = inflight_sync(c);
+	c->stuck_due = false;
 	if (rc)
 		return rc;
 	spark_sample(c);
 	now = tracer_now_ns();
 	interval = now - c->last_end_ns ? now - c->last_end_ns : 1;
 
-	/* the stuck list: the same two sources, oldest first */
-	stuck_list_reset(&c->stuck);
-	for (size_t i = 0; i < c->pend.n; i++) {
-		struct stuck_req *s = stuck_list_add(&c->stuck);
-
-		if (!s)
-			return -ENOMEM;
-		*s = c->pend.v[i];
-	}
-	c->stuck.devices = c->pend.devices;
-	rc = stuck_from_tracer(c->tr, &c->stuck, stuck_ns);
-	if (rc < 0)
-		return rc;
-	stuck_list_filter_age(&c->stuck, stuck_ns);
-	if (env.pid) {
-		size_t j = 0;
-
-		for (size_t i = 0; i < c->stuck.n; i++)
-			if (c->stuck.v[i].pid == env.pid)
-				c->stuck.v[j++] = c->stuck.v[i];
-		c->stuck.n = j;
-	}
+	/* the debugfs entries are all there: those old enough, of -p's process */
+	stuck_list_filter_age(&c->stuck, c->stuck_ns);
+	if (env.pid)
+		stuck_list_filter_pid(&c->stuck, env.pid);
 	stuck_list_sort(&c->stuck);
 
 	for (int g = 0; g < TOP_NR_GROUPS; g++) {
@@ -799,21 +848,42 @@ static void collect_free(struct top_collect *c)
 	tracer_close(c->tr);
 }
 
-int cmd_top(int argc, char **argv)
+/* The tracer and the tables. Returns 0, or the exit status with a message said. */
+static int collect_open(struct top_collect *c)
+{
+	struct tracer_opts to = { .pid = env.pid, .events = true, .inflight = true,
+				  .mode = env.mode, .verbose = env.verbose };
+	struct aio_table_opts topts = { .linger = 2, .stuck_ns = env.stuck_ms * 1000000ULL };
+	char msg[256] = "";
+	int err = tracer_open(&c->tr, &to, msg, sizeof(msg));
+
+	if (err) {
+		fprintf(stderr, "Error: %s\n", msg[0] ? msg : strerror(-err));
+		return err == -EINVAL ? 2 : 1;
+	}
+	for (int g = 0; g < TOP_NR_GROUPS; g++) {
+		c->tab[g] = aio_table_new(group_kind[g], &topts);
+		if (!c->tab[g]) {
+			fprintf(stderr, "Error: cannot allocate tables\n");
+			return 1;
+		}
+	}
+	c->inf = aio_inflight_new(0);
+	if (!c->inf) {
+		fprintf(stderr, "Error: cannot allocate the in-flight table\n");
+		return 1;
+	}
+	c->start_ns = c->last_end_ns = tracer_now_ns();
+	c->stuck_ns = topts.stuck_ns;
+	c->by_user_iocb = stuck_by_user_iocb(c->tr);
+	c->pre_attach = true;	/* until a listing says otherwise */
+	return 0;
+}
+
+/* Options and defaults into env. Returns 0, or 2 for a usage error. */
+static int top_parse(int argc, char **argv)
 {
 	static const struct argp argp = { options, parse_arg, NULL, doc, NULL, NULL, NULL };
-	struct top_collect c = { 0 };
-	struct top_view_state st = { 0 };
-	struct top_frame fr = { 0 };
-	const struct top_view *view;
-	struct tracer_opts to = { 0 };
-	struct sigaction sa = { 0 };
-	struct aio_table_opts topts = { 0 };
-	char msg[256] = "", errbuf[256] = "";
-	uint64_t next_end, interval_ns;
-	bool view_up = false;
-	long frames = 0;
-	int err, rc = 0;
 
 	memset(&env, 0, sizeof(env));
 	env.interval_s = 1;
@@ -824,130 +894,143 @@ int cmd_top(int argc, char **argv)
 		return 2;
 	if (!env.batch && !isatty(STDOUT_FILENO))
 		env.batch = true;	/* iotop: not a terminal -> batch */
-	view = env.batch ? &top_batch_view : &top_curses_view;
+	return 0;
+}
 
-	to.pid = env.pid;
-	to.events = true;
-	to.inflight = true;
-	to.mode = env.mode;
-	to.verbose = env.verbose;
-	err = tracer_open(&c.tr, &to, msg, sizeof(msg));
-	if (err) {
-		fprintf(stderr, "Error: %s\n", msg[0] ? msg : strerror(-err));
-		return err == -EINVAL ? 2 : 1;
-	}
-	topts.linger = 2;
-	topts.stuck_ns = env.stuck_ms * 1000000ULL;
-	for (int g = 0; g < TOP_NR_GROUPS; g++) {
-		c.tab[g] = aio_table_new(group_kind[g], &topts);
-		if (!c.tab[g]) {
-			snprintf(errbuf, sizeof(errbuf), "cannot allocate tables");
-			rc = 1;
-			goto out;
-		}
-	}
-	c.inf = aio_inflight_new(0);
-	if (!c.inf) {
-		snprintf(errbuf, sizeof(errbuf), "cannot allocate the in-flight table");
-		rc = 1;
-		goto out;
-	}
-	c.start_ns = c.last_end_ns = tracer_now_ns();
-
-	st.interval_s = env.interval_s;
-	st.group = env.group;
-	st.sort_col = env.sort;
-	st.ascending = env.ascending;
-	st.show_stuck = true;
+static void top_signals(void)
+{
+	struct sigaction sa = { 0 };
 
 	sa.sa_handler = on_signal;	/* no SA_RESTART: getch/nanosleep return */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
 
-	if (view->init(&st)) {
-		snprintf(errbuf, sizeof(errbuf), "cannot initialize the terminal");
-		rc = 1;
-		goto out;
+/* The loop's state: the collector, the view and its frame, the clock. */
+struct top_run {
+	struct top_collect c;
+	const struct top_view *view;
+	struct top_view_state st;
+	struct top_frame fr;
+	uint64_t interval_ns, next_end;	/* monotonic clock */
+	long frames;
+};
+
+/*
+ * An interval ends: collect, and map and draw unless paused. Returns 1 when the
+ * frame was the last one asked for (-n), 0, or -errno.
+ */
+static int interval_end(struct top_run *t)
+{
+	uint64_t before = t->c.last_end_ns;
+	int err = collect_end(&t->c);
+
+	if (err)
+		return err;
+	t->next_end += t->interval_ns;
+	if (t->next_end < mono_ns())
+		t->next_end = mono_ns() + t->interval_ns;
+	if (t->st.paused)
+		return 0;	/* data keeps flowing; the screen stays */
+	err = map_frame(&t->c, &t->st, &t->fr);
+	if (err)
+		return err;
+	map_totals(&t->c, &t->fr, t->c.last_end_ns - before);
+	t->view->draw(&t->st, &t->fr);
+	t->frames++;
+	return env.count && t->frames >= env.count;
+}
+
+/* What a key asked for: a new pace, a new mapping, a redraw. */
+static int react(struct top_run *t, int r)
+{
+	if (r & TOP_R_RETIME) {
+		t->interval_ns = (uint64_t)(t->st.interval_s * 1e9);
+		t->next_end = mono_ns() + t->interval_ns;
 	}
-	view_up = true;
+	if (r & TOP_R_REMAP) {
+		int err = map_frame(&t->c, &t->st, &t->fr);
+
+		if (err)
+			return err;
+	}
+	if (r & (TOP_R_REMAP | TOP_R_REDRAW))
+		t->view->draw(&t->st, &t->fr);
+	return 0;
+}
+
+/*
+ * Slices of at most 100 ms: wait for keys (or sleep), drain the ring buffer, then
+ * a sample, or at the interval's end a frame. Returns 0 or -errno.
+ */
+static int top_loop(struct top_run *t)
+{
+	int err;
 
 	/* first frame at once (empty interval): the screen is never blank */
 	if (!env.batch) {
-		err = collect_end(&c, env.stuck_ms * 1000000ULL);
+		err = collect_end(&t->c);
 		if (!err)
-			err = map_frame(&c, &st, &fr);
+			err = map_frame(&t->c, &t->st, &t->fr);
 		if (err)
-			goto fail;
-		map_totals(&c, &fr, 0);
-		view->draw(&st, &fr);
+			return err;
+		map_totals(&t->c, &t->fr, 0);
+		t->view->draw(&t->st, &t->fr);
 	}
-	interval_ns = (uint64_t)(st.interval_s * 1e9);
-	next_end = mono_ns() + interval_ns;
-
+	t->interval_ns = (uint64_t)(t->st.interval_s * 1e9);
+	t->next_end = mono_ns() + t->interval_ns;
 	while (!top_exiting) {
 		uint64_t now = mono_ns();
-		uint64_t slice = now + SLICE_NS < next_end ? now + SLICE_NS : next_end;
-		int react;
+		uint64_t slice = now + SLICE_NS < t->next_end ? now + SLICE_NS : t->next_end;
+		int r = t->view->wait(&t->st, &t->fr, slice);
 
-		react = view->wait(&st, &fr, slice);
-		err = tracer_poll(c.tr, 0, on_event, &c);
-		if (err < 0 || c.err) {
-			err = c.err ? c.err : err;
-			goto fail;
-		}
-		if (react & TOP_R_QUIT || top_exiting)
+		err = tracer_poll(t->c.tr, 0, on_event, &t->c);
+		if (err < 0 || t->c.err)
+			return t->c.err ? t->c.err : err;
+		if (r & TOP_R_QUIT || top_exiting)
 			break;
-		if (react & TOP_R_RETIME) {
-			interval_ns = (uint64_t)(st.interval_s * 1e9);
-			next_end = mono_ns() + interval_ns;
-		}
-		if (react & TOP_R_REMAP) {
-			err = map_frame(&c, &st, &fr);
-			if (err)
-				goto fail;
-		}
-		if (react & (TOP_R_REMAP | TOP_R_REDRAW))
-			view->draw(&st, &fr);
-		if (mono_ns() < next_end) {
-			err = collect_sample(&c);
-			if (err)
-				goto fail;
-			continue;
-		}
-
-		/* interval end */
-		{
-			uint64_t before = c.last_end_ns;
-
-			err = collect_end(&c, env.stuck_ms * 1000000ULL);
-			if (err)
-				goto fail;
-			next_end += interval_ns;
-			if (next_end < mono_ns())
-				next_end = mono_ns() + interval_ns;
-			if (st.paused)
-				continue;	/* data keeps flowing; the screen stays */
-			err = map_frame(&c, &st, &fr);
-			if (err)
-				goto fail;
-			map_totals(&c, &fr, c.last_end_ns - before);
-		}
-		view->draw(&st, &fr);
-		frames++;
-		if (env.count && frames >= env.count)
-			break;
+		err = react(t, r);
+		if (!err)
+			err = mono_ns() < t->next_end ? collect_sample(&t->c) : interval_end(t);
+		if (err < 0)
+			return err;
+		if (err > 0)
+			break;	/* the count of frames reached */
 	}
-	goto out;
-fail:
-	snprintf(errbuf, sizeof(errbuf), "%s", strerror(err < 0 ? -err : err));
-	rc = 1;
+	return 0;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top_run t = { 0 };
+	int err, rc = top_parse(argc, argv);
+
+	if (rc)
+		return rc;
+	t.view = env.batch ? &top_batch_view : &top_curses_view;
+	rc = collect_open(&t.c);
+	if (rc)
+		goto out;
+	t.st.interval_s = env.interval_s;
+	t.st.group = env.group;
+	t.st.sort_col = env.sort;
+	t.st.ascending = env.ascending;
+	t.st.show_stuck = true;
+	top_signals();
+	if (t.view->init(&t.st)) {
+		fprintf(stderr, "Error: cannot initialize the terminal\n");
+		rc = 1;
+		goto out;
+	}
+	err = top_loop(&t);
+	t.view->fini();		/* the terminal is restored before any message */
+	if (err) {
+		fprintf(stderr, "Error: %s\n", strerror(err < 0 ? -err : err));
+		rc = 1;
+	}
 out:
-	if (view_up)
-		view->fini();	/* the terminal is restored before any message */
-	if (errbuf[0])
-		fprintf(stderr, "Error: %s\n", errbuf);
-	collect_free(&c);
-	free(fr.rows);
+	collect_free(&t.c);
+	free(t.fr.rows);
 	return rc;
 }

@@ -486,22 +486,17 @@ static long selected_index(struct top_view_state *st, const struct top_frame *fr
 	return -1;
 }
 
-static void ui_draw(struct top_view_state *st, const struct top_frame *fr)
+#define UI_LINE 1024
+
+/* Lines 0-3: the clock and the view, rates, latency and counts, the QD sparkline. */
+static void draw_header(const struct top_view_state *st, const struct top_frame *fr)
 {
-	char line[1024], a[32], b[32], c[32], d[32], e[32], spark[TOP_SPARK_LEN * 4 + 8];
+	char line[UI_LINE], a[32], b[32], c[32], d[32], e[32], spark[TOP_SPARK_LEN * 4 + 8];
 	const struct top_totals *t = &fr->tot;
 	time_t now = (time_t)(fr->ts_ns / 1000000000ULL);
-	struct top_layout layout;
+	uint64_t mx = 0;
 	struct tm tm;
-	long sel;
-	int y, nvis;
 
-	erase();
-	if (st->show_help) {
-		draw_help();
-		refresh();
-		return;
-	}
 	localtime_r(&now, &tm);
 	strftime(a, sizeof(a), "%H:%M:%S", &tm);
 	top_fmt_duration(b, sizeof(b), fr->elapsed_s);
@@ -536,34 +531,39 @@ static void ui_draw(struct top_view_state *st, const struct top_frame *fr)
 	attroff(COLOR_PAIR(PAIR_STUCK) | A_BOLD);
 
 	top_fmt_spark(spark, sizeof(spark), fr->spark, fr->nspark, ui_utf8);
-	{
-		uint64_t mx = 0;
-
-		for (size_t i = 0; i < fr->nspark; i++)
-			if (fr->spark[i] > mx)
-				mx = fr->spark[i];
-		snprintf(line, sizeof(line), "QD 60s [%s] max %" PRIu64, spark, mx);
-	}
+	for (size_t i = 0; i < fr->nspark; i++)
+		if (fr->spark[i] > mx)
+			mx = fr->spark[i];
+	snprintf(line, sizeof(line), "QD 60s [%s] max %" PRIu64, spark, mx);
 	put(3, 0, line);
+}
 
-	top_layout_fit(&layout, COLS);
-	top_fmt_header(line, sizeof(line), &layout);
+/* Line 4: the column titles, the sort column's standing out. */
+static void draw_titles(const struct top_view_state *st, struct top_layout *layout)
+{
+	char line[UI_LINE], title[32];
+	int w, x;
+
+	top_layout_fit(layout, COLS);
+	top_fmt_header(line, sizeof(line), layout);
 	put_line(4, line, has_colors() ? COLOR_PAIR(PAIR_HEAD) : A_REVERSE);
-	{
-		/* the sort column's title stands out */
-		int w, x = col_x(&layout, st->sort_col, &w);
-		char title[32];
+	x = col_x(layout, st->sort_col, &w);
+	snprintf(title, sizeof(title), cols[st->sort_col].left ? "%-*.*s" : "%*.*s", w, w,
+		 cols[st->sort_col].name);
+	attron(A_BOLD | A_UNDERLINE | (has_colors() ? COLOR_PAIR(PAIR_HEAD) : A_REVERSE));
+	if (w)
+		put(4, x, title);
+	attroff(A_BOLD | A_UNDERLINE | (has_colors() ? COLOR_PAIR(PAIR_HEAD) : A_REVERSE));
+}
 
-		snprintf(title, sizeof(title), cols[st->sort_col].left ? "%-*.*s" : "%*.*s", w, w,
-			 cols[st->sort_col].name);
-		attron(A_BOLD | A_UNDERLINE | (has_colors() ? COLOR_PAIR(PAIR_HEAD) : A_REVERSE));
-		if (w)
-			put(4, x, title);
-		attroff(A_BOLD | A_UNDERLINE | (has_colors() ? COLOR_PAIR(PAIR_HEAD) : A_REVERSE));
-	}
+/* The rows from line 5, @nvis of them at most, the selected one kept in view. */
+static void draw_rows(struct top_view_state *st, const struct top_frame *fr,
+		      const struct top_layout *layout, int nvis)
+{
+	char line[UI_LINE];
+	long sel = selected_index(st, fr);
+	int y = 5;
 
-	nvis = table_rows(st, fr);
-	sel = selected_index(st, fr);
 	if (sel < 0 && fr->nrows) {
 		/* selection lost (filtered or gone): stay at the same place */
 		size_t at = st->scroll < fr->nrows ? st->scroll : fr->nrows - 1;
@@ -580,9 +580,8 @@ static void ui_draw(struct top_view_state *st, const struct top_frame *fr)
 	}
 	if (st->scroll >= fr->nrows)
 		st->scroll = 0;
-	y = 5;
 	for (size_t i = st->scroll; i < fr->nrows && y < 5 + nvis; i++, y++) {
-		top_fmt_row(line, sizeof(line), &fr->rows[i], &layout);
+		top_fmt_row(line, sizeof(line), &fr->rows[i], layout);
 		if ((long)i == sel)
 			put_line(y, line, A_REVERSE);
 		else
@@ -591,31 +590,40 @@ static void ui_draw(struct top_view_state *st, const struct top_frame *fr)
 	if (!fr->nrows)
 		put(5, 1, fr->nrows_all ? "(no row matches the filter)"
 					: "(no asynchronous I/O in this interval)");
+}
 
-	if (st->show_stuck && fr->stuck.n) {
-		int py = 5 + nvis, room = LINES - 1 - py - 1;
+/* The stuck panel from line @py, as many requests as fit above the footer. */
+static void draw_stuck(const struct top_frame *fr, int py)
+{
+	char line[UI_LINE], a[32];
+	int room = LINES - 1 - py - 1;
 
+	snprintf(line, sizeof(line),
+		 "STUCK: %zu pending longer than the threshold, oldest first", fr->stuck.n);
+	put_line(py, line, has_colors() ? COLOR_PAIR(PAIR_STUCK) | A_BOLD : A_BOLD);
+	py++;
+	snprintf(line, sizeof(line), "%9s %7s %-15s %-5s %-16s %12s %8s %s",
+		 "AGE", "PID", "COMM", "OP", "DEVICE/FILE", "OFFSET", "BYTES", "REQUEST");
+	put(py++, 0, line);
+	room--;
+	for (size_t i = 0; i < fr->stuck.n && room > 0; i++, room--) {
+		const struct stuck_req *r = &fr->stuck.v[i];
+		char comm[sizeof(r->comm) * 4], path[STUCK_PATH_LEN * 4];
+
+		top_fmt_age(a, sizeof(a), r->age_ns);
+		aio_fmt_term(comm, sizeof(comm), r->comm);
+		aio_fmt_term(path, sizeof(path), r->path);
 		snprintf(line, sizeof(line),
-			 "STUCK: %zu pending longer than the threshold, oldest first", fr->stuck.n);
-		put_line(py, line, has_colors() ? COLOR_PAIR(PAIR_STUCK) | A_BOLD : A_BOLD);
-		py++;
-		snprintf(line, sizeof(line), "%9s %7s %-15s %-5s %-16s %12s %8s %s",
-			 "AGE", "PID", "COMM", "OP", "DEVICE/FILE", "OFFSET", "BYTES", "REQUEST");
+			 "%9s %7d %-15s %-5s %-16.16s %12" PRIu64 " %8" PRIu64 " 0x%" PRIx64,
+			 a, r->pid, comm, stuck_op_name(r), path, r->offset, r->bytes, r->id);
 		put(py++, 0, line);
-		room--;
-		for (size_t i = 0; i < fr->stuck.n && room > 0; i++, room--) {
-			const struct stuck_req *r = &fr->stuck.v[i];
-			char comm[sizeof(r->comm) * 4], path[STUCK_PATH_LEN * 4];
-
-			top_fmt_age(a, sizeof(a), r->age_ns);
-			aio_fmt_term(comm, sizeof(comm), r->comm);
-			aio_fmt_term(path, sizeof(path), r->path);
-			snprintf(line, sizeof(line),
-				 "%9s %7d %-15s %-5s %-16.16s %12" PRIu64 " %8" PRIu64 " 0x%" PRIx64,
-				 a, r->pid, comm, r->op, path, r->offset, r->bytes, r->id);
-			put(py++, 0, line);
-		}
 	}
+}
+
+/* The last line: the filter being edited, the filter in force, or the keys. */
+static void draw_footer(const struct top_view_state *st, const struct top_frame *fr)
+{
+	char line[UI_LINE];
 
 	if (st->filter_editing)
 		snprintf(line, sizeof(line), "Filter (comm or pid): %s_", st->filter);
@@ -627,6 +635,26 @@ static void ui_draw(struct top_view_state *st, const struct top_frame *fr)
 		snprintf(line, sizeof(line),
 			 "h help  q quit  / filter  g group  < > sort  r reverse  space pause  +/- interval  t stuck");
 	put_line(LINES - 1, line, A_REVERSE);
+}
+
+static void ui_draw(struct top_view_state *st, const struct top_frame *fr)
+{
+	struct top_layout layout;
+	int nvis;
+
+	erase();
+	if (st->show_help) {
+		draw_help();
+		refresh();
+		return;
+	}
+	draw_header(st, fr);
+	draw_titles(st, &layout);
+	nvis = table_rows(st, fr);
+	draw_rows(st, fr, &layout, nvis);
+	if (st->show_stuck && fr->stuck.n)
+		draw_stuck(fr, 5 + nvis);
+	draw_footer(st, fr);
 	refresh();
 }
 
@@ -665,42 +693,68 @@ static void move_selection(struct top_view_state *st, const struct top_frame *fr
 	st->have_selection = true;
 }
 
-static int top_handle_key(struct top_view_state *st, const struct top_frame *fr, int ch)
+/* A key while the filter is being edited. */
+static int filter_key(struct top_view_state *st, int ch)
 {
-	int col;
+	size_t len = strlen(st->filter);
 
-	if (st->show_help && ch != KEY_RESIZE && ch != ERR) {
-		st->show_help = false;
-		return ch == 'q' ? TOP_R_QUIT : TOP_R_REDRAW;
-	}
-	if (st->filter_editing) {
-		size_t len = strlen(st->filter);
-
-		switch (ch) {
-		case 27:		/* Esc */
-			st->filter[0] = '\0';
-			st->filter_editing = false;
+	switch (ch) {
+	case 27:		/* Esc */
+		st->filter[0] = '\0';
+		st->filter_editing = false;
+		return TOP_R_REMAP;
+	case '\r':
+	case '\n':
+	case KEY_ENTER:
+		st->filter_editing = false;
+		return TOP_R_REDRAW;
+	case KEY_BACKSPACE:
+	case 127:
+	case 8:
+		if (len)
+			st->filter[len - 1] = '\0';
+		return TOP_R_REMAP;
+	default:
+		if (ch >= 32 && ch < 127 && len + 1 < sizeof(st->filter)) {
+			st->filter[len] = (char)ch;
+			st->filter[len + 1] = '\0';
 			return TOP_R_REMAP;
-		case '\r':
-		case '\n':
-		case KEY_ENTER:
-			st->filter_editing = false;
-			return TOP_R_REDRAW;
-		case KEY_BACKSPACE:
-		case 127:
-		case 8:
-			if (len)
-				st->filter[len - 1] = '\0';
-			return TOP_R_REMAP;
-		default:
-			if (ch >= 32 && ch < 127 && len + 1 < sizeof(st->filter)) {
-				st->filter[len] = (char)ch;
-				st->filter[len + 1] = '\0';
-				return TOP_R_REMAP;
-			}
-			return TOP_R_NONE;
 		}
+		return TOP_R_NONE;
 	}
+}
+
+/* Selection keys: up, down, pages, home, end; -1 for another key. */
+static int move_key(struct top_view_state *st, const struct top_frame *fr, int ch)
+{
+	switch (ch) {
+	case KEY_UP:
+	case 'k':
+		move_selection(st, fr, -1);
+		return TOP_R_REDRAW;
+	case KEY_DOWN:
+	case 'j':
+		move_selection(st, fr, 1);
+		return TOP_R_REDRAW;
+	case KEY_PPAGE:
+		move_selection(st, fr, -(long)(LINES > 10 ? LINES - 10 : 1));
+		return TOP_R_REDRAW;
+	case KEY_NPAGE:
+		move_selection(st, fr, LINES > 10 ? LINES - 10 : 1);
+		return TOP_R_REDRAW;
+	case KEY_HOME:
+		move_selection(st, fr, -(long)fr->nrows);
+		return TOP_R_REDRAW;
+	case KEY_END:
+		move_selection(st, fr, (long)fr->nrows);
+		return TOP_R_REDRAW;
+	}
+	return -1;
+}
+
+/* Keys of the view: quit, help, pause, pace, grouping, sort, filter, panels; -1 else. */
+static int view_key(struct top_view_state *st, int ch)
+{
 	switch (ch) {
 	case 'q':
 		return TOP_R_QUIT;
@@ -745,39 +799,37 @@ static int top_handle_key(struct top_view_state *st, const struct top_frame *fr,
 	case 't':
 		st->show_stuck = !st->show_stuck;
 		return TOP_R_REDRAW;
-	case KEY_UP:
-	case 'k':
-		move_selection(st, fr, -1);
-		return TOP_R_REDRAW;
-	case KEY_DOWN:
-	case 'j':
-		move_selection(st, fr, 1);
-		return TOP_R_REDRAW;
-	case KEY_PPAGE:
-		move_selection(st, fr, -(long)(LINES > 10 ? LINES - 10 : 1));
-		return TOP_R_REDRAW;
-	case KEY_NPAGE:
-		move_selection(st, fr, LINES > 10 ? LINES - 10 : 1);
-		return TOP_R_REDRAW;
-	case KEY_HOME:
-		move_selection(st, fr, -(long)fr->nrows);
-		return TOP_R_REDRAW;
-	case KEY_END:
-		move_selection(st, fr, (long)fr->nrows);
-		return TOP_R_REDRAW;
 	case KEY_RESIZE:
 		return TOP_R_REDRAW;
 	case 12:		/* Ctrl-L: repaint everything */
 		clearok(curscr, TRUE);
 		return TOP_R_REDRAW;
 	}
-	col = top_col_for_key(ch);
-	if (col >= 0) {
-		if ((int)st->sort_col == col)
+	return -1;
+}
+
+static int top_handle_key(struct top_view_state *st, const struct top_frame *fr, int ch)
+{
+	int r;
+
+	if (st->show_help && ch != KEY_RESIZE && ch != ERR) {
+		st->show_help = false;
+		return ch == 'q' ? TOP_R_QUIT : TOP_R_REDRAW;
+	}
+	if (st->filter_editing)
+		return filter_key(st, ch);
+	r = move_key(st, fr, ch);
+	if (r < 0)
+		r = view_key(st, ch);
+	if (r >= 0)
+		return r;
+	r = top_col_for_key(ch);
+	if (r >= 0) {
+		if ((int)st->sort_col == r)
 			st->ascending = !st->ascending;
 		else
 			st->ascending = false;
-		st->sort_col = col;
+		st->sort_col = r;
 		return TOP_R_REMAP;
 	}
 	return TOP_R_NONE;

@@ -65,6 +65,13 @@ typedef int (*tracer_event_fn)(void *ctx, const struct tracer_event *e);
 const char *tracer_op_name(enum tracer_op op);
 const char *tracer_api_name(enum tracer_api api);
 const char *tracer_state_name(enum tracer_state s);
+/*
+ * The value that a name of tracer_op_name() / tracer_api_name() stands for, from
+ * the @len bytes at @s (not NUL-terminated): an enum tracer_op / tracer_api, or -1
+ * for a word that is none of them.
+ */
+int tracer_op_parse(const char *s, size_t len);
+int tracer_api_parse(const char *s, size_t len);
 /* "maj:min" of a kernel dev_t into @buf */
 const char *tracer_dev_str(uint32_t dev, char *buf, size_t len);
 

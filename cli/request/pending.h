@@ -2,7 +2,9 @@
 /*
  * A pending ("stuck") request as the stuck views show it, from the aiodev debugfs
  * listing or the tracer's in-flight table; the list of them (operations in
- * stuck_src.h). Plain types: parse.c fills them from the listing's lines.
+ * stuck_src.h). Plain values, op and api as the BPF object's enums (bpf/aioscope.h,
+ * named in event.h): parse.c reads the listing's words into them, and only the
+ * views (stuck's text and JSON, top's stuck panel) turn them back into words.
  */
 #ifndef AIOSCOPE_PENDING_H
 #define AIOSCOPE_PENDING_H
@@ -10,6 +12,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/types.h>
+
+#include "aioscope.h"
+#include "event.h"
 
 enum stuck_source {
 	STUCK_SRC_DEBUGFS,	/* /sys/kernel/debug/aiodev/aiodevN/pending */
@@ -30,9 +36,10 @@ struct stuck_req {
 	int32_t tid;		/* submitter thread id */
 	int stalled;		/* 1 stalled by stall_every, 0 not, -1 unknown */
 	enum stuck_source src;
+	enum aios_op op;	/* read, write, fsync, ... */
+	enum aios_api api;	/* aio, uring, other (sync: never pending) */
+	bool has_api;		/* false: a listing line that named no api */
 	char comm[17];
-	char api[8];		/* aio, uring, sync, other */
-	char op[8];		/* read, write, fsync, ... */
 	char path[STUCK_PATH_LEN]; /* device or file path */
 	int nr_ustack, nr_kstack;  /* -1: not captured */
 	uint64_t ustack[STUCK_STACK_MAX];
@@ -44,6 +51,10 @@ struct stuck_list {
 	size_t n, cap;
 	unsigned int devices;	/* aiodev devices whose listing was read */
 	int debugfs_err;	/* 0, or errno when no listing could be read */
+	size_t nindexed;	/* v[0, nindexed) are debugfs entries sorted by
+				 * their stuck_same_request() key (stuck_list_index);
+				 * reset by every change but an append */
+	bool index_by_obj;	/* that key: obj (else id) */
 };
 
 /*
@@ -56,6 +67,17 @@ static inline bool stuck_same_request(const struct stuck_req *d, uint64_t tracer
 				      int32_t tracer_pid, bool by_user_iocb)
 {
 	return (by_user_iocb ? d->obj : d->id) == tracer_id && d->pid == tracer_pid;
+}
+
+/* The words of op and api (the views' only way to them); api NULL when none named. */
+static inline const char *stuck_op_name(const struct stuck_req *r)
+{
+	return tracer_op_name((enum tracer_op)r->op);
+}
+
+static inline const char *stuck_api_name(const struct stuck_req *r)
+{
+	return r->has_api ? tracer_api_name((enum tracer_api)r->api) : NULL;
 }
 
 #endif

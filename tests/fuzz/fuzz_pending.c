@@ -8,7 +8,8 @@
  * comm must print safely on a terminal and in JSON.
  * Input byte 0 odd: the rest is a comm (up to 15 bytes) and numbers; the line the
  * driver writes for them must parse back to exactly them, whatever the comm holds
- * (no name can add, hide or change a field: issue "forgeable comm").
+ * (no name can add, hide or change a field: issue "forgeable comm"), its op and api
+ * words to the enum values the driver wrote them for.
  */
 #include <inttypes.h>
 
@@ -25,8 +26,8 @@ static void check_req(const struct stuck_req *r)
 	FILE *f;
 
 	FUZZ_CHECK(memchr(r->comm, '\0', sizeof(r->comm)), "comm not terminated");
-	FUZZ_CHECK(memchr(r->op, '\0', sizeof(r->op)), "op not terminated");
-	FUZZ_CHECK(memchr(r->api, '\0', sizeof(r->api)), "api not terminated");
+	FUZZ_CHECK((unsigned int)r->op <= AIOS_OP_OTHER, "op %u out of range", r->op);
+	FUZZ_CHECK((unsigned int)r->api <= AIOS_API_OTHER, "api %u out of range", r->api);
 	aio_fmt_term(term, sizeof(term), r->comm);
 	for (const char *p = term; *p; p++)
 		FUZZ_CHECK((unsigned char)*p >= 0x20 && *p != 0x7f, "control byte in comm");
@@ -37,8 +38,8 @@ static void check_req(const struct stuck_req *r)
 	aio_json_start_object(&j);
 	aio_json_s64_field(&j, "pid", r->pid);
 	aio_json_string_field(&j, "comm", r->comm);
-	aio_json_string_field(&j, "api", r->api[0] ? r->api : NULL);
-	aio_json_string_field(&j, "op", r->op);
+	aio_json_string_field(&j, "api", stuck_api_name(r));
+	aio_json_string_field(&j, "op", stuck_op_name(r));
 	aio_json_u64_field(&j, "age_ns", r->age_ns);
 	aio_json_end_object(&j);
 	fclose(f);
@@ -74,7 +75,11 @@ static void roundtrip(struct fz *in)
 	uint64_t id = fz_u64(in, 8), off = fz_u64(in, 8), len = fz_u64(in, 4);
 	uint64_t age = fz_u64(in, 8), ctx = fz_u64(in, 8), obj = fz_u64(in, 8);
 	uint32_t pid = (uint32_t)fz_u64(in, 3), tid = (uint32_t)fz_u64(in, 3);
-	bool write = fz_u8(in) & 1, stalled = fz_u8(in) & 1;
+	static const char *const apis[] = { "aio", "uring", "other" };	/* aiodev's */
+	static const enum aios_api api_of[] = { AIOS_API_AIO, AIOS_API_URING, AIOS_API_OTHER };
+	uint8_t opb = fz_u8(in);
+	bool write = opb & 1, stalled = fz_u8(in) & 1;
+	unsigned int api = (opb >> 1) % 3;
 	size_t n = fz_str(in, comm, 15), e = 0;
 	struct stuck_req r;
 
@@ -89,9 +94,9 @@ static void roundtrip(struct fz *in)
 	}
 	esc[e] = '\0';
 	snprintf(line, sizeof(line),
-		 "id=0x%" PRIx64 " api=aio pid=%u tid=%u comm=%s op=%s off=%" PRIu64
+		 "id=0x%" PRIx64 " api=%s pid=%u tid=%u comm=%s op=%s off=%" PRIu64
 		 " len=%" PRIu64 " age_ns=%" PRIu64 " stalled=%d ctx=0x%" PRIx64
-		 " obj=0x%" PRIx64 "\n", id, pid, tid, esc, write ? "write" : "read", off,
+		 " obj=0x%" PRIx64 "\n", id, apis[api], pid, tid, esc, write ? "write" : "read", off,
 		 len, age, stalled, ctx, obj);
 	memset(&r, 0, sizeof(r));
 	r.stalled = -1;
@@ -100,8 +105,8 @@ static void roundtrip(struct fz *in)
 	FUZZ_CHECK(r.id == id && r.pid == (int32_t)pid && r.tid == (int32_t)tid &&
 		   r.offset == off && r.bytes == len && r.age_ns == age && r.ctx == ctx &&
 		   r.obj == obj && r.stalled == stalled, "a field changed: %s", line);
-	FUZZ_CHECK(!strcmp(r.op, write ? "write" : "read") && !strcmp(r.api, "aio"),
-		   "op/api changed: %s", line);
+	FUZZ_CHECK(r.op == (write ? AIOS_OP_WRITE : AIOS_OP_READ) && r.has_api &&
+		   r.api == api_of[api], "op/api changed: %s", line);
 	check_req(&r);
 }
 
