@@ -246,6 +246,14 @@ static bool worker_open(struct wctx *w, struct tres *t, int *fd, int *dfd)
 	return false;
 }
 
+/* The thread's end: its descriptors closed, its results final for the main process. */
+static void worker_done(struct tres *t, int fd, int dfd)
+{
+	close(fd);
+	close(dfd);
+	t->done = 1;
+}
+
 /* A victim's results are never checked (it is killed): only the total it submitted. */
 static void count_submitted(struct wctx *w, struct tres *t, int n)
 {
@@ -514,9 +522,7 @@ static void *aio_thread(void *arg)
 	}
 	aio_drain(&a);
 	aio_check_quiet(&a);
-	close(a.fd);
-	close(a.dfd);
-	a.t->done = 1;
+	worker_done(a.t, a.fd, a.dfd);
 	return NULL;
 }
 
@@ -731,9 +737,7 @@ static void *uring_thread(void *arg)
 	}
 	uring_drain(&u);
 	uring_check_quiet(&u);
-	close(u.fd);
-	close(u.dfd);
-	u.t->done = 1;
+	worker_done(u.t, u.fd, u.dfd);
 	return NULL;
 }
 
@@ -772,9 +776,7 @@ static void *sync_thread(void *arg)
 		if (rnd_below(&seed, 4) == 0)
 			usleep(rnd_below(&seed, 2000));
 	}
-	close(fd);
-	close(dfd);
-	t->done = 1;
+	worker_done(t, fd, dfd);
 	return NULL;
 }
 
