@@ -455,41 +455,43 @@ static void guard_tests(int fd)
 	munmap(m, 3 * PAGE);
 }
 
-static void request_tests(void)
-{
-	int fd = open("/dev/aiodev0", O_RDWR);
-	long cap = capacity_bytes();
-	static struct iovec many[IOV_MAX + 1];
-	struct iovec iv[3];
-	char *buf, *unmapped, *big, *hb;
-	int rc;
+/* Buffers the request cases point into (and past). */
+struct req_bufs {
+	char *buf;		/* 1 MiB, page-aligned */
+	char *unmapped;		/* a page that was unmapped again */
+	char *hb;		/* one page, then 128 MiB of PROT_NONE */
+	struct iovec *many;	/* IOV_MAX + 1 one-byte iovecs into buf */
+};
 
-	if (fd < 0) {
-		result(false, "open /dev/aiodev0: %s", strerror(errno));
-		return;
-	}
-	rc = io_setup(8, &actx);
-	if (rc || io_uring_queue_init(8, &ring, 0)) {
-		result(false, "io_setup/io_uring_queue_init failed");
-		return;
-	}
-	buf = aligned_alloc(PAGE, 1 << 20);
-	memset(buf, 0, 1 << 20);
-	unmapped = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	munmap(unmapped, PAGE);
+static void req_bufs_map(struct req_bufs *rb)
+{
+	static struct iovec many[IOV_MAX + 1];
+
+	rb->buf = aligned_alloc(PAGE, 1 << 20);
+	memset(rb->buf, 0, 1 << 20);
+	rb->unmapped = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	munmap(rb->unmapped, PAGE);
 	/*
 	 * Huge lengths get clamped (MAX_RW_COUNT, io_uring's u32 length) before
 	 * access_ok() sees them, so the device may copy up to its capacity: give
 	 * those requests one page followed by 128 MiB of PROT_NONE. The answer is
 	 * then a short count up to the fault, -EFAULT or -EINVAL.
 	 */
-	hb = mmap(NULL, PAGE + (128 << 20), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		  -1, 0);
-	mprotect(hb, PAGE, PROT_READ | PROT_WRITE);
+	rb->hb = mmap(NULL, PAGE + (128 << 20), PROT_NONE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	mprotect(rb->hb, PAGE, PROT_READ | PROT_WRITE);
 	for (int i = 0; i <= IOV_MAX; i++) {
-		many[i].iov_base = buf + i;
+		many[i].iov_base = rb->buf + i;
 		many[i].iov_len = 1;
 	}
+	rb->many = many;
+}
+
+/* Buffers that fault, and lengths so large they must be clamped or refused. */
+static void bad_buffer_cases(int fd, const struct req_bufs *rb)
+{
+	char *buf = rb->buf, *unmapped = rb->unmapped, *hb = rb->hb;
+	struct iovec iv[3];
 
 	CASE("read into NULL", OP_READ, NULL, PAGE, 0, NULL, 0, -EFAULT);
 	CASE("write from NULL", OP_WRITE, NULL, PAGE, 0, NULL, 0, -EFAULT);
@@ -510,6 +512,12 @@ static void request_tests(void)
 	CASE("write of length SIZE_MAX", OP_WRITE, hb, SIZE_MAX, 0, NULL, 0, -EFAULT, -EINVAL, PAGE);
 	CASE("zero-length read", OP_READ, buf, 0, 0, NULL, 0, 0);
 	CASE("zero-length write", OP_WRITE, buf, 0, 0, NULL, 0, 0);
+}
+
+/* Offsets and lengths at and past the device's ends. */
+static void bad_range_cases(int fd, const struct req_bufs *rb, long cap)
+{
+	char *buf = rb->buf, *big;
 
 	/* a 1 GiB read from offset 0 into a 1 GiB untouched mapping: clamped to capacity */
 	big = mmap(NULL, 1ul << 30, PROT_READ | PROT_WRITE,
@@ -530,65 +538,101 @@ static void request_tests(void)
 	CASE("write at capacity", OP_WRITE, buf, PAGE, cap, NULL, 0, -ENOSPC);
 	CASE("read crossing the end", OP_READ, buf, PAGE, cap - 100, NULL, 0, 100);
 	CASE("write crossing the end", OP_WRITE, buf, PAGE, cap - 100, NULL, 0, 100);
+}
+
+/* iovec counts at and past IOV_MAX, and iovec lengths whose sum overflows. */
+static void bad_iovec_cases(int fd, const struct req_bufs *rb)
+{
+	struct iovec iv[2], *many = rb->many;
+
 	CASE("readv with IOV_MAX iovecs", OP_READ, NULL, 0, 0, many, IOV_MAX, IOV_MAX);
 	CASE("readv with IOV_MAX+1 iovecs", OP_READ, NULL, 0, 0, many, IOV_MAX + 1, -EINVAL);
 	CASE("writev with IOV_MAX+1 iovecs", OP_WRITE, NULL, 0, 0, many, IOV_MAX + 1, -EINVAL);
-	iv[0] = (struct iovec){ hb, SSIZE_MAX };
-	iv[1] = (struct iovec){ hb, SSIZE_MAX };
+	iv[0] = (struct iovec){ rb->hb, SSIZE_MAX };
+	iv[1] = (struct iovec){ rb->hb, SSIZE_MAX };
 	CASE("readv whose lengths overflow ssize_t", OP_READ, NULL, 0, 0, iv, 2, -EINVAL, -EFAULT,
 	     PAGE);
 	CASE("readv with zero iovecs", OP_READ, NULL, 0, 0, iv, 0, 0, -EINVAL);
+}
 
+/* O_DIRECT with unaligned buffer, offset, length: refused or correct */
+static void unaligned_direct_tests(char *buf)
+{
+	int fd = open("/dev/aiodev0", O_RDWR | O_DIRECT);
+
+	if (fd < 0) {
+		result(false, "open O_DIRECT: %s", strerror(errno));
+		return;
+	}
+	for (int a = 0; a < NAPI; a++) {
+		char why[256] = "";
+		unsigned char *w = (unsigned char *)buf + 8192 + 1;
+		unsigned char *r = (unsigned char *)buf + 65536 + 3;
+
+		for (int i = 0; i < 1000; i++)
+			w[i] = i * 7 + a;
+		long x = do_io(a, fd, OP_WRITE, w, 1000, 4097, NULL, 0);
+
+		if (x == 1000) {
+			memset(r, 0, 1000);
+			long y = do_io(a, fd, OP_READ, r, 1000, 4097, NULL, 0);
+
+			if (y != 1000 || memcmp(r, w, 1000))
+				snprintf(why, sizeof(why), "read back %s, data %s", res_str(y),
+					 memcmp(r, w, 1000) ? "differs" : "same");
+		} else if (x != -EINVAL) {
+			snprintf(why, sizeof(why), "write %s", res_str(x));
+		}
+		result(!why[0], "%s unaligned O_DIRECT: refused with EINVAL or correct%s%s",
+		       api_name[a], why[0] ? ": " : "", why);
+	}
+	close(fd);
+}
+
+/* things the device does not do */
+static void unsupported_tests(void)
+{
+	int fd = open("/dev/aiodev0", O_RDWR);
+	void *p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	int e = p == MAP_FAILED ? errno : 0;
+	int rc = ioctl(fd, 0x1234, 0);
+
+	result(rc < 0 && (errno == ENOTTY || errno == EINVAL) && e,
+	       "unknown ioctl (%s) and mmap (%s) refused", rc < 0 ? strerrorname_np(errno) : "accepted",
+	       e ? strerrorname_np(e) : "accepted");
+	if (p != MAP_FAILED)
+		munmap(p, PAGE);
+	close(fd);
+}
+
+static void request_tests(void)
+{
+	int fd = open("/dev/aiodev0", O_RDWR);
+	long cap = capacity_bytes();
+	struct req_bufs rb;
+	int rc;
+
+	if (fd < 0) {
+		result(false, "open /dev/aiodev0: %s", strerror(errno));
+		return;
+	}
+	rc = io_setup(8, &actx);
+	if (rc || io_uring_queue_init(8, &ring, 0)) {
+		result(false, "io_setup/io_uring_queue_init failed");
+		return;
+	}
+	req_bufs_map(&rb);
+	bad_buffer_cases(fd, &rb);
+	bad_range_cases(fd, &rb, cap);
+	bad_iovec_cases(fd, &rb);
 	guard_tests(fd);
 	close(fd);
 
-	/* O_DIRECT with unaligned buffer, offset, length: refused or correct */
-	fd = open("/dev/aiodev0", O_RDWR | O_DIRECT);
-	if (fd < 0) {
-		result(false, "open O_DIRECT: %s", strerror(errno));
-	} else {
-		for (int a = 0; a < NAPI; a++) {
-			char why[256] = "";
-			unsigned char *w = (unsigned char *)buf + 8192 + 1;
-			unsigned char *r = (unsigned char *)buf + 65536 + 3;
-
-			for (int i = 0; i < 1000; i++)
-				w[i] = i * 7 + a;
-			long x = do_io(a, fd, OP_WRITE, w, 1000, 4097, NULL, 0);
-
-			if (x == 1000) {
-				memset(r, 0, 1000);
-				long y = do_io(a, fd, OP_READ, r, 1000, 4097, NULL, 0);
-
-				if (y != 1000 || memcmp(r, w, 1000))
-					snprintf(why, sizeof(why), "read back %s, data %s", res_str(y),
-						 memcmp(r, w, 1000) ? "differs" : "same");
-			} else if (x != -EINVAL) {
-				snprintf(why, sizeof(why), "write %s", res_str(x));
-			}
-			result(!why[0], "%s unaligned O_DIRECT: refused with EINVAL or correct%s%s",
-			       api_name[a], why[0] ? ": " : "", why);
-		}
-		close(fd);
-	}
-
-	/* things the device does not do */
-	fd = open("/dev/aiodev0", O_RDWR);
-	{
-		void *p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
-		int e = p == MAP_FAILED ? errno : 0;
-
-		rc = ioctl(fd, 0x1234, 0);
-		result(rc < 0 && (errno == ENOTTY || errno == EINVAL) && e,
-		       "unknown ioctl (%s) and mmap (%s) refused", rc < 0 ? strerrorname_np(errno) : "accepted",
-		       e ? strerrorname_np(e) : "accepted");
-		if (p != MAP_FAILED)
-			munmap(p, PAGE);
-	}
-	close(fd);
+	unaligned_direct_tests(rb.buf);
+	unsupported_tests();
 	io_destroy(actx);
 	io_uring_queue_exit(&ring);
-	munmap(hb, PAGE + (128 << 20));
+	munmap(rb.hb, PAGE + (128 << 20));
 	set("completion", "hrtimer");
 }
 
@@ -602,11 +646,102 @@ struct racer {
 	char err[128];
 };
 
+/* One request's result: -ECANCELED (an abort won) or the whole length, nothing else. */
+static void race_count(struct racer *rc, long r, size_t len, const char *api)
+{
+	rc->n++;
+	if (r == -ECANCELED)
+		rc->cancelled++;
+	else if (r != (long)len) {
+		rc->bad++;
+		snprintf(rc->err, sizeof(rc->err), "%s %s", api, res_str(r));
+	}
+}
+
+/* A batch of nr requests of len bytes, all at off, each into its own part of the buffer. */
+struct race_batch {
+	int fd, op, nr;
+	size_t len;
+	long off;
+	char *b;
+};
+
+static void race_sync(struct racer *rc, const struct race_batch *q)
+{
+	long r = q->op ? pwrite(q->fd, q->b, q->len, q->off) : pread(q->fd, q->b, q->len, q->off);
+
+	r = r < 0 ? -errno : r;
+	race_count(rc, r, q->len, "sync");
+}
+
+/* No event within 10 s (times the slow factor) despite the aborts is a hang: every racer stops. */
+static void race_aio(struct racer *rc, io_context_t ctx, const struct race_batch *q)
+{
+	struct iocb cbs[16], *p[16];
+	struct io_event ev[16];
+	int got = 0, s;
+
+	for (int i = 0; i < q->nr; i++) {
+		if (q->op)
+			io_prep_pwrite(&cbs[i], q->fd, q->b + i * q->len, q->len, q->off);
+		else
+			io_prep_pread(&cbs[i], q->fd, q->b + i * q->len, q->len, q->off);
+		p[i] = &cbs[i];
+	}
+	s = io_submit(ctx, q->nr, p);
+	if (s < 0)
+		s = 0;
+	while (got < s) {
+		struct timespec ts = { 10 * slow, 0 };
+		int k = io_getevents(ctx, 1, s - got, ev, &ts);
+
+		if (k <= 0) {
+			rc->hang++;
+			snprintf(rc->err, sizeof(rc->err), "libaio: no event in %d s", 10 * slow);
+			race_stop = 1;
+			break;
+		}
+		for (int i = 0; i < k; i++)
+			race_count(rc, (long)ev[i].res, q->len, "libaio");
+		got += k;
+	}
+}
+
+static void race_uring(struct racer *rc, struct io_uring *rg, const struct race_batch *q)
+{
+	int s, got = 0;
+
+	for (int i = 0; i < q->nr; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(rg);
+
+		if (q->op)
+			io_uring_prep_write(sqe, q->fd, q->b + i * q->len, q->len, q->off);
+		else
+			io_uring_prep_read(sqe, q->fd, q->b + i * q->len, q->len, q->off);
+	}
+	s = io_uring_submit(rg);
+	while (got < s) {
+		struct io_uring_cqe *cqe;
+		struct __kernel_timespec ts = { 10 * slow, 0 };
+		long r;
+
+		if (io_uring_wait_cqe_timeout(rg, &cqe, &ts)) {
+			rc->hang++;
+			snprintf(rc->err, sizeof(rc->err), "io_uring: no CQE in %d s", 10 * slow);
+			race_stop = 1;
+			break;
+		}
+		r = cqe->res;
+		io_uring_cqe_seen(rg, cqe);
+		got++;
+		race_count(rc, r, q->len, "io_uring");
+	}
+}
+
 static void *race_io(void *arg)
 {
 	struct racer *rc = arg;
-	int fd = open("/dev/aiodev0", O_RDWR);
-	char *b = malloc(65536);
+	struct race_batch q = { .fd = open("/dev/aiodev0", O_RDWR), .b = malloc(65536) };
 	io_context_t ctx = 0;
 	struct io_uring rg;
 	uint64_t seed = 0x9e3779b97f4a7c15ull + rc->api;
@@ -614,99 +749,21 @@ static void *race_io(void *arg)
 	io_setup(64, &ctx);
 	io_uring_queue_init(64, &rg, 0);
 	while (!race_stop) {
-		int op = rnd_below(&seed, 2), nr = 1 + rnd_below(&seed, 16);
-		size_t len = 1 + rnd_below(&seed, 65536 / nr);
-		long off = rnd_below(&seed, 1 << 20);
-
-		if (rc->api == API_SYNC) {
-			long r = op ? pwrite(fd, b, len, off) : pread(fd, b, len, off);
-
-			r = r < 0 ? -errno : r;
-			rc->n++;
-			if (r == -ECANCELED)
-				rc->cancelled++;
-			else if (r != (long)len) {
-				rc->bad++;
-				snprintf(rc->err, sizeof(rc->err), "sync %s", res_str(r));
-			}
-		} else if (rc->api == API_AIO) {
-			struct iocb cbs[16], *p[16];
-			struct io_event ev[16];
-			int got = 0, s;
-
-			for (int i = 0; i < nr; i++) {
-				if (op)
-					io_prep_pwrite(&cbs[i], fd, b + i * len, len, off);
-				else
-					io_prep_pread(&cbs[i], fd, b + i * len, len, off);
-				p[i] = &cbs[i];
-			}
-			s = io_submit(ctx, nr, p);
-			if (s < 0)
-				s = 0;
-			while (got < s) {
-				struct timespec ts = { 10 * slow, 0 };
-				int k = io_getevents(ctx, 1, s - got, ev, &ts);
-
-				if (k <= 0) {
-					rc->hang++;
-					snprintf(rc->err, sizeof(rc->err), "libaio: no event in %d s", 10 * slow);
-					race_stop = 1;
-					break;
-				}
-				for (int i = 0; i < k; i++) {
-					long r = (long)ev[i].res;
-
-					rc->n++;
-					if (r == -ECANCELED)
-						rc->cancelled++;
-					else if (r != (long)len) {
-						rc->bad++;
-						snprintf(rc->err, sizeof(rc->err), "libaio %s", res_str(r));
-					}
-				}
-				got += k;
-			}
-		} else {
-			int s, got = 0;
-
-			for (int i = 0; i < nr; i++) {
-				struct io_uring_sqe *sqe = io_uring_get_sqe(&rg);
-
-				if (op)
-					io_uring_prep_write(sqe, fd, b + i * len, len, off);
-				else
-					io_uring_prep_read(sqe, fd, b + i * len, len, off);
-			}
-			s = io_uring_submit(&rg);
-			while (got < s) {
-				struct io_uring_cqe *cqe;
-				struct __kernel_timespec ts = { 10 * slow, 0 };
-				long r;
-
-				if (io_uring_wait_cqe_timeout(&rg, &cqe, &ts)) {
-					rc->hang++;
-					snprintf(rc->err, sizeof(rc->err), "io_uring: no CQE in %d s", 10 * slow);
-					race_stop = 1;
-					break;
-				}
-				r = cqe->res;
-				io_uring_cqe_seen(&rg, cqe);
-				got++;
-				rc->n++;
-				if (r == -ECANCELED)
-					rc->cancelled++;
-				else if (r != (long)len) {
-					rc->bad++;
-					snprintf(rc->err, sizeof(rc->err), "io_uring %s", res_str(r));
-				}
-			}
-		}
+		q.op = rnd_below(&seed, 2);
+		q.nr = 1 + rnd_below(&seed, 16);
+		q.len = 1 + rnd_below(&seed, 65536 / q.nr);
+		q.off = rnd_below(&seed, 1 << 20);
+		if (rc->api == API_SYNC)
+			race_sync(rc, &q);
+		else if (rc->api == API_AIO)
+			race_aio(rc, ctx, &q);
+		else
+			race_uring(rc, &rg, &q);
 	}
 	io_destroy(ctx);
 	io_uring_queue_exit(&rg);
-	close(fd);
-	free(b);
+	close(q.fd);
+	free(q.b);
 	return NULL;
 }
 

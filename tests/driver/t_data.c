@@ -18,37 +18,42 @@
 
 static off_t capacity;
 
-static void test_sync(void)
+/* test_sync's buffers: what is written (a) and what is read back (b) */
+static char sync_a[3 * 4096], sync_b[3 * 4096];
+
+/* Sets capacity from SEEK_END and checks it against the module parameter. */
+static void sync_capacity(int fd)
 {
-	int fd = open_dev(O_RDWR);
-	static char a[3 * 4096], b[3 * 4096];
-	struct iovec iov[3];
+	long long mb = -1;
+	FILE *f;
+
+	capacity = lseek(fd, 0, SEEK_END);
+	f = fopen("/sys/module/aiodev/parameters/capacity_mb", "r");
+	if (!f || fscanf(f, "%lld", &mb) != 1)
+		die("cannot read capacity_mb");
+	fclose(f);
+	check(capacity == mb << 20, "sync: SEEK_END is the capacity (capacity_mb MiB)",
+	      "%lld, want %lld MiB", (long long)capacity, mb);
+}
+
+/* Zeros where never written; plain and positioned calls, unaligned, crossing pages. */
+static void sync_plain(int fd)
+{
+	char *a = sync_a, *b = sync_b;
 	bool ok;
 	ssize_t n;
 
-	capacity = lseek(fd, 0, SEEK_END);
-	{
-		FILE *f = fopen("/sys/module/aiodev/parameters/capacity_mb", "r");
-		long long mb = -1;
-
-		if (!f || fscanf(f, "%lld", &mb) != 1)
-			die("cannot read capacity_mb");
-		fclose(f);
-		check(capacity == mb << 20, "sync: SEEK_END is the capacity (capacity_mb MiB)",
-		      "%lld, want %lld MiB", (long long)capacity, mb);
-	}
-
 	/* never written: zeros */
-	n = pread(fd, b, sizeof(b), capacity - 65536);
-	ok = n == (ssize_t)sizeof(b);
-	for (size_t i = 0; ok && i < sizeof(b); i++)
+	n = pread(fd, b, sizeof(sync_b), capacity - 65536);
+	ok = n == (ssize_t)sizeof(sync_b);
+	for (size_t i = 0; ok && i < sizeof(sync_b); i++)
 		ok = b[i] == 0;
 	check(ok, "sync: never-written range reads as zeros", "n=%zd", n);
 
 	/* plain, unaligned, crossing pages */
 	fill_pattern(a, 10000, 1);
 	n = pwrite(fd, a, 10000, 1000);
-	memset(b, 0, sizeof(b));
+	memset(b, 0, sizeof(sync_b));
 	ok = n == 10000 && pread(fd, b, 10000, 1000) == 10000 && check_pattern(b, 10000, 1);
 	check(ok, "sync: pwrite/pread unaligned 10000 bytes", "n=%zd", n);
 
@@ -60,22 +65,37 @@ static void test_sync(void)
 	ok = ok && read(fd, b, 4096) == 4096 && check_pattern(b, 4096, 2) &&
 	     lseek(fd, 0, SEEK_CUR) == (1 << 20) + 4096;
 	check(ok, "sync: write/read move the file position", "mismatch");
+}
 
-	/* vectored */
-	fill_pattern(a, sizeof(a), 3);
+/* vectored, the segments split differently on each side */
+static void sync_vectored(int fd)
+{
+	char *a = sync_a, *b = sync_b;
+	struct iovec iov[3];
+	bool ok;
+	ssize_t n;
+
+	fill_pattern(a, sizeof(sync_a), 3);
 	iov[0] = (struct iovec){ a, 100 };
 	iov[1] = (struct iovec){ a + 100, 5000 };
-	iov[2] = (struct iovec){ a + 5100, sizeof(a) - 5100 };
+	iov[2] = (struct iovec){ a + 5100, sizeof(sync_a) - 5100 };
 	n = pwritev(fd, iov, 3, 2 << 20);
-	memset(b, 0, sizeof(b));
+	memset(b, 0, sizeof(sync_b));
 	iov[0] = (struct iovec){ b, 7000 };
 	iov[1] = (struct iovec){ b + 7000, 1 };
-	iov[2] = (struct iovec){ b + 7001, sizeof(b) - 7001 };
-	ok = n == (ssize_t)sizeof(a) && preadv2(fd, iov, 3, 2 << 20, 0) == (ssize_t)sizeof(b) &&
-	     check_pattern(b, sizeof(b), 3);
+	iov[2] = (struct iovec){ b + 7001, sizeof(sync_b) - 7001 };
+	ok = n == (ssize_t)sizeof(sync_a) &&
+	     preadv2(fd, iov, 3, 2 << 20, 0) == (ssize_t)sizeof(sync_b) &&
+	     check_pattern(b, sizeof(sync_b), 3);
 	check(ok, "sync: pwritev/preadv2 with 3 segments", "n=%zd", n);
+}
 
-	/* capacity edges */
+/* capacity edges */
+static void sync_edges(int fd)
+{
+	char *a = sync_a, *b = sync_b;
+	ssize_t n;
+
 	n = pread(fd, b, 4096, capacity);
 	check(n == 0, "sync: read at capacity returns 0", "n=%zd errno=%d", n, errno);
 	n = pread(fd, b, 4096, capacity + 12345);
@@ -87,13 +107,18 @@ static void test_sync(void)
 	fill_pattern(a, 200, 4);
 	n = pwrite(fd, a, 200, capacity - 100);
 	check(n == 100, "sync: write crossing the end is shortened", "n=%zd", n);
-	memset(b, 0, sizeof(b));
+	memset(b, 0, sizeof(sync_b));
 	n = pread(fd, b, 200, capacity - 100);
 	check(n == 100 && check_pattern(b, 100, 4), "sync: read crossing the end is shortened",
 	      "n=%zd", n);
+}
 
-	/* RWF_NOWAIT: fine without latency, EAGAIN when the latency would block */
-	iov[0] = (struct iovec){ b, 4096 };
+/* RWF_NOWAIT: fine without latency, EAGAIN when the latency would block */
+static void sync_nowait(int fd)
+{
+	struct iovec iov[1] = { { sync_b, 4096 } };
+	ssize_t n;
+
 	n = preadv2(fd, iov, 1, 0, RWF_NOWAIT);
 	check(n == 4096, "sync: preadv2 RWF_NOWAIT without latency", "n=%zd errno=%d", n, errno);
 	set_knob("latency_ns", "1000000");
@@ -102,6 +127,17 @@ static void test_sync(void)
 	check(n == -1 && errno == EAGAIN, "sync: preadv2 RWF_NOWAIT with latency gets EAGAIN",
 	      "n=%zd errno=%d", n, errno);
 	set_knob("latency_ns", "0");
+}
+
+static void test_sync(void)
+{
+	int fd = open_dev(O_RDWR);
+
+	sync_capacity(fd);
+	sync_plain(fd);
+	sync_vectored(fd);
+	sync_edges(fd);
+	sync_nowait(fd);
 	close(fd);
 
 	fd = open(DEV_PATH, O_RDWR | O_DIRECT);
@@ -114,94 +150,121 @@ static void test_sync(void)
 static off_t req_off(int i) { return (off_t)i * SLOT + (i % 7) * 512 + (8 << 20); }
 static size_t req_len(int i) { return 4096 + (i % 5) * 1000; }
 
-static void test_aio(const char *mode, uint64_t lat, uint64_t jit, uint64_t seed)
-{
-	static char wbuf[NREQ][SLOT], rbuf[NREQ][SLOT];
+/* One test_aio run: its knobs, its context and the NREQ requests it reuses. */
+struct aio_run {
+	const char *mode;
+	uint64_t lat, jit, seed;
+	int fd;
+	io_context_t ctx;
 	struct iocb cbs[NREQ], *cbp[NREQ];
 	struct iovec iov[NREQ][2];
 	struct io_event ev[NREQ];
-	io_context_t ctx = 0;
-	char name[128];
-	int fd, i, got, bad = 0;
+};
 
-	set_knob("completion", mode);
-	set_knob_u64("latency_ns", lat);
-	set_knob_u64("jitter_ns", jit);
-	fd = open_dev(O_RDWR);
-	if (io_setup(NREQ, &ctx))
-		die("io_setup");
+static char aio_wbuf[NREQ][SLOT], aio_rbuf[NREQ][SLOT];
+
+/* NREQ patterned writes, every second one vectored, each in its own slot. */
+static void aio_writes(struct aio_run *r)
+{
+	char name[128];
+	int i, got, bad = 0;
 
 	for (i = 0; i < NREQ; i++) {
-		fill_pattern(wbuf[i], req_len(i), seed + i);
+		fill_pattern(aio_wbuf[i], req_len(i), r->seed + i);
 		if (i % 2) {
-			iov[i][0] = (struct iovec){ wbuf[i], 1000 };
-			iov[i][1] = (struct iovec){ wbuf[i] + 1000, req_len(i) - 1000 };
-			io_prep_pwritev(&cbs[i], fd, iov[i], 2, req_off(i));
+			r->iov[i][0] = (struct iovec){ aio_wbuf[i], 1000 };
+			r->iov[i][1] = (struct iovec){ aio_wbuf[i] + 1000, req_len(i) - 1000 };
+			io_prep_pwritev(&r->cbs[i], r->fd, r->iov[i], 2, req_off(i));
 		} else {
-			io_prep_pwrite(&cbs[i], fd, wbuf[i], req_len(i), req_off(i));
+			io_prep_pwrite(&r->cbs[i], r->fd, aio_wbuf[i], req_len(i), req_off(i));
 		}
-		cbs[i].data = (void *)(long)i;
-		cbp[i] = &cbs[i];
+		r->cbs[i].data = (void *)(long)i;
+		r->cbp[i] = &r->cbs[i];
 	}
-	submit_all(ctx, cbp, NREQ);
-	got = reap(ctx, ev, NREQ, 5000);
+	submit_all(r->ctx, r->cbp, NREQ);
+	got = reap(r->ctx, r->ev, NREQ, 5000);
 	for (i = 0; i < got; i++) {
-		long k = (long)ev[i].data;
+		long k = (long)r->ev[i].data;
 
-		if (ev[i].obj != &cbs[k] || (long)ev[i].res != (long)req_len(k))
+		if (r->ev[i].obj != &r->cbs[k] || (long)r->ev[i].res != (long)req_len(k))
 			bad++;
 	}
 	snprintf(name, sizeof(name), "aio %s lat=%lu jit=%lu: %d writes (half vectored) complete",
-		 mode, (unsigned long)lat, (unsigned long)jit, NREQ);
+		 r->mode, (unsigned long)r->lat, (unsigned long)r->jit, NREQ);
 	check(got == NREQ && !bad, name, "got=%d bad=%d", got, bad);
+}
 
-	memset(rbuf, 0, sizeof(rbuf));
+/* The same slots read back, every third read vectored. */
+static void aio_reads(struct aio_run *r)
+{
+	char name[128];
+	int i, got, bad = 0;
+
+	memset(aio_rbuf, 0, sizeof(aio_rbuf));
 	for (i = 0; i < NREQ; i++) {
 		if (i % 3 == 0) {
-			iov[i][0] = (struct iovec){ rbuf[i], 3000 };
-			iov[i][1] = (struct iovec){ rbuf[i] + 3000, req_len(i) - 3000 };
-			io_prep_preadv(&cbs[i], fd, iov[i], 2, req_off(i));
+			r->iov[i][0] = (struct iovec){ aio_rbuf[i], 3000 };
+			r->iov[i][1] = (struct iovec){ aio_rbuf[i] + 3000, req_len(i) - 3000 };
+			io_prep_preadv(&r->cbs[i], r->fd, r->iov[i], 2, req_off(i));
 		} else {
-			io_prep_pread(&cbs[i], fd, rbuf[i], req_len(i), req_off(i));
+			io_prep_pread(&r->cbs[i], r->fd, aio_rbuf[i], req_len(i), req_off(i));
 		}
-		cbs[i].data = (void *)(long)i;
+		r->cbs[i].data = (void *)(long)i;
 	}
-	submit_all(ctx, cbp, NREQ);
-	got = reap(ctx, ev, NREQ, 5000);
-	bad = 0;
+	submit_all(r->ctx, r->cbp, NREQ);
+	got = reap(r->ctx, r->ev, NREQ, 5000);
 	for (i = 0; i < got; i++) {
-		long k = (long)ev[i].data;
+		long k = (long)r->ev[i].data;
 
-		if ((long)ev[i].res != (long)req_len(k) ||
-		    !check_pattern(rbuf[k], req_len(k), seed + k))
+		if ((long)r->ev[i].res != (long)req_len(k) ||
+		    !check_pattern(aio_rbuf[k], req_len(k), r->seed + k))
 			bad++;
 	}
 	snprintf(name, sizeof(name), "aio %s lat=%lu jit=%lu: %d reads (third vectored) return the data",
-		 mode, (unsigned long)lat, (unsigned long)jit, NREQ);
+		 r->mode, (unsigned long)r->lat, (unsigned long)r->jit, NREQ);
 	check(got == NREQ && !bad, name, "got=%d bad=%d", got, bad);
+}
 
-	/* capacity edges through libaio */
-	io_prep_pread(&cbs[0], fd, rbuf[0], 4096, capacity);
-	io_prep_pwrite(&cbs[1], fd, wbuf[0], 4096, capacity);
-	io_prep_pread(&cbs[2], fd, rbuf[2], 4096, capacity - 1000);
+/* capacity edges through libaio */
+static void aio_edges(struct aio_run *r)
+{
+	char name[128];
+	int i, got, bad = 0;
+
+	io_prep_pread(&r->cbs[0], r->fd, aio_rbuf[0], 4096, capacity);
+	io_prep_pwrite(&r->cbs[1], r->fd, aio_wbuf[0], 4096, capacity);
+	io_prep_pread(&r->cbs[2], r->fd, aio_rbuf[2], 4096, capacity - 1000);
 	for (i = 0; i < 3; i++)
-		cbs[i].data = (void *)(long)i;
-	submit_all(ctx, cbp, 3);
-	got = reap(ctx, ev, 3, 5000);
-	bad = 0;
+		r->cbs[i].data = (void *)(long)i;
+	submit_all(r->ctx, r->cbp, 3);
+	got = reap(r->ctx, r->ev, 3, 5000);
 	for (i = 0; i < got; i++) {
-		long k = (long)ev[i].data, want = k == 0 ? 0 : k == 1 ? -ENOSPC : 1000;
+		long k = (long)r->ev[i].data, want = k == 0 ? 0 : k == 1 ? -ENOSPC : 1000;
 
-		if ((long)ev[i].res != want)
+		if ((long)r->ev[i].res != want)
 			bad++;
 	}
 	snprintf(name, sizeof(name),
 		 "aio %s lat=%lu: read at end 0, write at end -ENOSPC, crossing read shortened",
-		 mode, (unsigned long)lat);
+		 r->mode, (unsigned long)r->lat);
 	check(got == 3 && !bad, name, "got=%d bad=%d", got, bad);
+}
 
-	io_destroy(ctx);
-	close(fd);
+static void test_aio(const char *mode, uint64_t lat, uint64_t jit, uint64_t seed)
+{
+	struct aio_run r = { .mode = mode, .lat = lat, .jit = jit, .seed = seed };
+
+	set_knob("completion", mode);
+	set_knob_u64("latency_ns", lat);
+	set_knob_u64("jitter_ns", jit);
+	r.fd = open_dev(O_RDWR);
+	if (io_setup(NREQ, &r.ctx))
+		die("io_setup");
+	aio_writes(&r);
+	aio_reads(&r);
+	aio_edges(&r);
+	io_destroy(r.ctx);
+	close(r.fd);
 }
 
 static void test_uring(const char *mode, uint64_t lat, uint64_t jit, uint64_t seed)

@@ -95,21 +95,37 @@ static long long fresh_page(int fd, int *enomem_seen)
 	return -1;
 }
 
-/* Item 1: IOCB_NOWAIT writes whose page allocation fails. */
-static void test_nowait_alloc(void)
+/*
+ * One 4 KiB write of buf[1] at @off through @ring, its CQE waited for up to 5 s:
+ * the CQE's res, or the wait's error; *@dt from submit to CQE.
+ */
+static int uring_write_wait(struct io_uring *ring, int fd, long long off, int rw_flags,
+			    uint64_t *dt)
 {
-	int fd = open_dev(O_RDWR), enomem = 0, r, got;
-	struct aiodev_stats a, b;
-	struct io_uring ring;
-	struct io_uring_cqe *cqe;
-	struct io_uring_sqe *sqe;
 	struct __kernel_timespec ts = { 5, 0 };
-	io_context_t ctx = 0;
-	struct iocb cb, *cbp = &cb;
-	struct io_event ev;
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	uint64_t t0;
+	int r, got;
+
+	io_uring_prep_write(sqe, fd, buf[1], 4096, off);
+	sqe->rw_flags = rw_flags;
+	t0 = now_ns();
+	io_uring_submit(ring);
+	r = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+	*dt = now_ns() - t0;
+	got = r ? r : cqe->res;
+	if (!r)
+		io_uring_cqe_seen(ring, cqe);
+	return got;
+}
+
+/* A blocking write whose page allocation fails: ENOMEM, uncounted. Its page's offset, or -1. */
+static long long nowait_blocking(int fd)
+{
+	struct aiodev_stats a, b;
+	int enomem = 0;
 	long long off;
-	uint64_t t0, dt;
-	long left;
 
 	read_stats(&a);
 	off = fresh_page(fd, &enomem);
@@ -118,23 +134,22 @@ static void test_nowait_alloc(void)
 	      "nowait alloc: a blocking write whose page allocation fails gets ENOMEM, uncounted",
 	      "off=%lld enomem=%d submitted +%lu", off, enomem,
 	      (unsigned long)(b.submitted - a.submitted));
-	if (off < 0)
-		goto out;
+	return off;
+}
 
-	/* io_uring: the inline (IOCB_NOWAIT) attempt fails, io-wq retries blocking */
-	if (io_uring_queue_init(4, &ring, 0))
-		die("io_uring_queue_init");
+/* io_uring: the inline (IOCB_NOWAIT) attempt fails, io-wq retries blocking */
+static void nowait_uring_retry(int fd, struct io_uring *ring, long long off)
+{
+	struct aiodev_stats a, b;
+	uint64_t dt;
+	long left;
+	int got, r;
+
 	set_knob("latency_ns", "100000000");
 	fill_pattern(buf[1], 4096, 1001);
 	dbg_write(DBG_FAIL_ALLOC, "1");
 	read_stats(&a);
-	sqe = io_uring_get_sqe(&ring);
-	io_uring_prep_write(sqe, fd, buf[1], 4096, off);
-	io_uring_submit(&ring);
-	r = io_uring_wait_cqe_timeout(&ring, &cqe, &ts);
-	got = r ? r : cqe->res;
-	if (!r)
-		io_uring_cqe_seen(&ring, cqe);
+	got = uring_write_wait(ring, fd, off, 0, &dt);
 	left = dbg_read(DBG_FAIL_ALLOC);
 	read_stats(&b);
 	set_knob("latency_ns", "0");
@@ -144,34 +159,36 @@ static void test_nowait_alloc(void)
 	      "nowait alloc: io_uring write whose GFP_NOWAIT page allocation fails is retried by io-wq and succeeds",
 	      "cqe res=%d fail_page_alloc left=%ld submitted +%lu failed +%lu readback %d", got, left,
 	      (unsigned long)(b.submitted - a.submitted), (unsigned long)(b.failed - a.failed), r);
+}
 
-	/* io_uring with RWF_NOWAIT: -EAGAIN at once, not after the latency */
-	off = fresh_page(fd, &enomem);
-	if (off < 0)
-		goto out_ring;
+/* io_uring with RWF_NOWAIT: -EAGAIN at once, not after the latency */
+static void nowait_uring_rwf(int fd, struct io_uring *ring, long long off)
+{
+	struct aiodev_stats a, b;
+	uint64_t dt;
+	int got;
+
 	set_knob("latency_ns", "300000000");
 	dbg_write(DBG_FAIL_ALLOC, "1");
 	read_stats(&a);
-	sqe = io_uring_get_sqe(&ring);
-	io_uring_prep_write(sqe, fd, buf[1], 4096, off);
-	sqe->rw_flags = RWF_NOWAIT;
-	t0 = now_ns();
-	io_uring_submit(&ring);
-	r = io_uring_wait_cqe_timeout(&ring, &cqe, &ts);
-	dt = now_ns() - t0;
-	got = r ? r : cqe->res;
-	if (!r)
-		io_uring_cqe_seen(&ring, cqe);
+	got = uring_write_wait(ring, fd, off, RWF_NOWAIT, &dt);
 	read_stats(&b);
 	check(got == -EAGAIN && dt < 150 * MS && b.submitted == a.submitted,
 	      "nowait alloc: io_uring RWF_NOWAIT write gets -EAGAIN at once, uncounted",
 	      "res=%d after %.1f ms (latency 300 ms) submitted +%lu", got, dt / 1e6,
 	      (unsigned long)(b.submitted - a.submitted));
+}
 
-	/* libaio with RWF_NOWAIT: the event is -EAGAIN at once */
-	off = fresh_page(fd, &enomem);
-	if (off < 0)
-		goto out_ring;
+/* libaio with RWF_NOWAIT: the event is -EAGAIN at once (the latency is still 300 ms) */
+static void nowait_aio_rwf(int fd, long long off)
+{
+	struct aiodev_stats a, b;
+	io_context_t ctx = 0;
+	struct iocb cb, *cbp = &cb;
+	struct io_event ev;
+	uint64_t t0, dt;
+	int got, r;
+
 	if (io_setup(4, &ctx))
 		die("io_setup");
 	dbg_write(DBG_FAIL_ALLOC, "1");
@@ -193,6 +210,29 @@ static void test_nowait_alloc(void)
 	      got ? (long)ev.res : 0, dt / 1e6, (unsigned long)(b.submitted - a.submitted),
 	      (unsigned long)(b.failed - a.failed));
 	io_destroy(ctx);
+}
+
+/* Item 1: IOCB_NOWAIT writes whose page allocation fails, each at a page not stored yet. */
+static void test_nowait_alloc(void)
+{
+	int fd = open_dev(O_RDWR), enomem = 0;
+	struct io_uring ring;
+	long long off;
+
+	off = nowait_blocking(fd);
+	if (off < 0)
+		goto out;
+	if (io_uring_queue_init(4, &ring, 0))
+		die("io_uring_queue_init");
+	nowait_uring_retry(fd, &ring, off);
+	off = fresh_page(fd, &enomem);
+	if (off < 0)
+		goto out_ring;
+	nowait_uring_rwf(fd, &ring, off);
+	off = fresh_page(fd, &enomem);
+	if (off < 0)
+		goto out_ring;
+	nowait_aio_rwf(fd, off);
 out_ring:
 	io_uring_queue_exit(&ring);
 out:
@@ -527,6 +567,69 @@ static void test_exec_uring_kill(void)
 	exec_uring(1);
 }
 
+/* The child: a libaio fsync (behind a write of its own unless @uring), io_destroy 100 ms later. */
+static void fsync_child(int fd, int uring, int ready_fd)
+{
+	struct iocb cbs[2], *cbp[2] = { &cbs[0], &cbs[1] };
+	io_context_t ctx = 0;
+	int n = 0;
+
+	if (io_setup(4, &ctx))
+		_exit(3);
+	if (!uring)
+		io_prep_pwrite(&cbs[n++], fd, buf[1], 4096, 8192);
+	io_prep_fsync(&cbs[n], fd);
+	cbp[0] = &cbs[0];
+	cbp[1] = &cbs[1];
+	if (io_submit(ctx, n + 1, cbp) != n + 1)
+		_exit(4);
+	if (write(ready_fd, "x", 1) != 1)
+		_exit(5);
+	sleep_ms(100);
+	_exit(io_destroy(ctx) ? 6 : 0);
+}
+
+/* Fork the child and wait until it has submitted. */
+static pid_t fsync_start_child(int fd, int uring)
+{
+	int pipefd[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(pipefd))
+		die("pipe");
+	pid = fork();
+	if (pid == 0)
+		fsync_child(fd, uring, pipefd[1]);
+	close(pipefd[1]);
+	if (read(pipefd[0], &c, 1) != 1)
+		die("child failed before submitting");
+	close(pipefd[0]);
+	return pid;
+}
+
+/*
+ * Behind a stalled io_uring write the child's io_destroy must still be waiting, in
+ * D state, and abort must release it: whether the child is gone now, *@dt the time
+ * from the abort.
+ */
+static int fsync_abort_releases(pid_t pid, int gone, int *status, const char *what, uint64_t *dt)
+{
+	int d_seen = proc_state(pid) == 'D';
+	char name[200];
+	uint64_t t0;
+
+	snprintf(name, sizeof(name),
+		 "teardown fsync %s: io_destroy waits in D state for the aio fsync until abort",
+		 what);
+	check(!gone && d_seen, name, "gone=%d state %c", gone, proc_state(pid));
+	t0 = now_ns();
+	set_knob("abort", "1");
+	gone = gone || wait_ms(pid, status, 2000);
+	*dt = now_ns() - t0;
+	return gone;
+}
+
 /*
  * Item 14: IOCB_CMD_FSYNC queued behind a stalled write. Behind a libaio write of
  * the same context, io_destroy cancels the write, which ends the fsync: prompt.
@@ -537,10 +640,10 @@ static void fsync_teardown(int uring)
 {
 	const char *what = uring ? "behind a stalled io_uring write" :
 				   "behind a stalled libaio write of the same context";
-	int pipefd[2], status = 0, gone, d_seen = 0;
+	int status = 0, gone;
 	struct io_uring ring;
 	struct aiodev_stats a, b;
-	char name[200], c;
+	char name[200];
 	uint64_t t0, dt;
 	pid_t pid;
 	int fd = open_dev(O_RDWR);
@@ -554,45 +657,12 @@ static void fsync_teardown(int uring)
 		if (io_uring_submit(&ring) != 1)
 			die("io_uring_submit");
 	}
-	if (pipe(pipefd))
-		die("pipe");
-	pid = fork();
-	if (pid == 0) {
-		struct iocb cbs[2], *cbp[2] = { &cbs[0], &cbs[1] };
-		io_context_t ctx = 0;
-		int n = 0;
-
-		if (io_setup(4, &ctx))
-			_exit(3);
-		if (!uring)
-			io_prep_pwrite(&cbs[n++], fd, buf[1], 4096, 8192);
-		io_prep_fsync(&cbs[n], fd);
-		cbp[0] = &cbs[0];
-		cbp[1] = &cbs[1];
-		if (io_submit(ctx, n + 1, cbp) != n + 1)
-			_exit(4);
-		if (write(pipefd[1], "x", 1) != 1)
-			_exit(5);
-		sleep_ms(100);
-		_exit(io_destroy(ctx) ? 6 : 0);
-	}
-	close(pipefd[1]);
-	if (read(pipefd[0], &c, 1) != 1)
-		die("child failed before submitting");
-	close(pipefd[0]);
+	pid = fsync_start_child(fd, uring);
 	t0 = now_ns();
 	gone = wait_ms(pid, &status, uring ? 600 : 1000);
 	dt = now_ns() - t0;
 	if (uring) {
-		d_seen = proc_state(pid) == 'D';
-		snprintf(name, sizeof(name),
-			 "teardown fsync %s: io_destroy waits in D state for the aio fsync until abort",
-			 what);
-		check(!gone && d_seen, name, "gone=%d state %c", gone, proc_state(pid));
-		t0 = now_ns();
-		set_knob("abort", "1");
-		gone = gone || wait_ms(pid, &status, 2000);
-		dt = now_ns() - t0;
+		gone = fsync_abort_releases(pid, gone, &status, what, &dt);
 		snprintf(name, sizeof(name), "teardown fsync %s: abort releases io_destroy", what);
 	} else {
 		snprintf(name, sizeof(name), "teardown fsync %s: io_destroy returns promptly", what);
