@@ -2,20 +2,43 @@
 /*
  * inflight.c - pending requests by id, and queue depth per group.
  *
- * Both the request table and the per-group depth tables use open addressing
- * with linear probing, Fibonacci hashing and backward-shift deletion (no
- * tombstones, so probe lengths stay short under constant churn).
+ * Both the request table and the per-group depth tables are oatable.h's
+ * open-addressing tables (linear probing, Fibonacci hashing, backward-shift
+ * deletion: no tombstones, so probe lengths stay short under constant churn).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "inflight.h"
+#include "oatable.h"
 
 #define REQ_MIN_CAP	1024
 #define GRP_MIN_CAP	64
 #define DEFAULT_MAX	(1U << 20)
 
+/* requests: the slot is the request, id 0 marks a free one */
+static inline bool req_empty(const void *e)
+{
+	return !((const struct aio_req *)e)->id;
+}
+
+static inline void req_clear(void *e)
+{
+	((struct aio_req *)e)->id = 0;
+}
+
+static const struct oat_type req_type = {
+	.size = sizeof(struct aio_req),
+	.hash = oat_u64_hash,
+	.eq = oat_u64_eq,
+	.empty = req_empty,
+	.clear = req_clear,
+	.min_cap = REQ_MIN_CAP,
+	.load_pct = 75,
+};
+
+/* one group's depth; key 0 is a group too (no ctx, no device) */
 struct gslot {
 	__u64 key;
 	__u32 cur;	/* in flight now */
@@ -23,34 +46,33 @@ struct gslot {
 	__u32 used;
 };
 
-struct gtab {
-	struct gslot *s;
-	size_t cap;	/* power of two */
-	size_t n;	/* used slots */
+static inline bool gslot_empty(const void *e)
+{
+	return !((const struct gslot *)e)->used;
+}
+
+static inline void gslot_clear(void *e)
+{
+	((struct gslot *)e)->used = 0;
+}
+
+static const struct oat_type gslot_type = {
+	.size = sizeof(struct gslot),
+	.hash = oat_u64_hash,
+	.eq = oat_u64_eq,
+	.empty = gslot_empty,
+	.clear = gslot_clear,
+	.min_cap = GRP_MIN_CAP,
+	.load_pct = 75,
 };
 
 struct aio_inflight {
-	struct aio_req *s;	/* slots; id == 0 marks a free slot */
-	size_t cap;		/* power of two */
-	size_t n;
+	struct oat_table req;	/* struct aio_req by id */
 	size_t max_entries;
-	__u32 total_max;	/* max of n since the last interval reset */
-	struct gtab g[AIO_GROUP_NR];
+	__u32 total_max;	/* max of req.n since the last interval reset */
+	struct oat_table g[AIO_GROUP_NR];	/* struct gslot by group key */
 	struct aio_inflight_stats st;
 };
-
-static inline size_t hash_idx(__u64 key, size_t cap)
-{
-	/* Fibonacci hashing: high bits of key * 2^64 / phi */
-	return (size_t)((key * 0x9E3779B97F4A7C15ULL) >>
-			(64 - __builtin_ctzll((unsigned long long)cap)));
-}
-
-/* true if home slot k lies cyclically in (i, j]: slot j must stay */
-static inline bool in_range(size_t i, size_t k, size_t j)
-{
-	return i <= j ? (i < k && k <= j) : (i < k || k <= j);
-}
 
 /* murmur3's 32-bit finalizer: every bit of @x reaches every bit of the result */
 static inline __u32 mix32(__u32 x)
@@ -90,86 +112,52 @@ __u64 aio_group_key(const struct aio_req *r, enum aio_group k)
 
 /* ---- group depth tables ---- */
 
-static struct gslot *gtab_find(const struct gtab *g, __u64 key)
+static struct gslot *group_find(const struct aio_inflight *t, int k,
+				const struct aio_req *r)
 {
-	size_t mask = g->cap - 1, i;
+	__u64 key = aio_group_key(r, (enum aio_group)k);
 
-	if (!g->cap)
-		return NULL;
-	for (i = hash_idx(key, g->cap);; i = (i + 1) & mask) {
-		if (!g->s[i].used)
-			return NULL;
-		if (g->s[i].key == key)
-			return &g->s[i];
+	return oat_find(&t->g[k], &gslot_type, &key);
+}
+
+static void groups_dec(struct aio_inflight *t, const struct aio_req *r)
+{
+	int k;
+
+	for (k = 0; k < AIO_GROUP_NR; k++) {
+		struct gslot *g = group_find(t, k, r);
+
+		if (g && g->cur)
+			g->cur--;
 	}
 }
 
-static int gtab_resize(struct gtab *g, size_t cap)
+/* add r to every group; on ENOMEM undo the groups already counted */
+static int groups_inc(struct aio_inflight *t, const struct aio_req *r)
 {
-	struct gslot *old = g->s, *s;
-	size_t oldcap = g->cap, i;
+	int k;
 
-	s = calloc(cap, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	g->s = s;
-	g->cap = cap;
-	for (i = 0; i < oldcap; i++) {
-		size_t j;
+	for (k = 0; k < AIO_GROUP_NR; k++) {
+		__u64 key = aio_group_key(r, (enum aio_group)k);
+		struct gslot *g;
+		bool found;
 
-		if (!old[i].used)
-			continue;
-		for (j = hash_idx(old[i].key, cap); s[j].used;
-		     j = (j + 1) & (cap - 1))
-			;
-		s[j] = old[i];
+		g = oat_get(&t->g[k], &gslot_type, &key, &found);
+		if (!g) {
+			while (--k >= 0) {
+				g = group_find(t, k, r);
+				if (g && g->cur)
+					g->cur--;
+			}
+			return -ENOMEM;
+		}
+		if (!found)
+			*g = (struct gslot){ .key = key, .used = 1 };
+		g->cur++;
+		if (g->cur > g->max)
+			g->max = g->cur;
 	}
-	free(old);
 	return 0;
-}
-
-/* find or add the group of key; NULL on ENOMEM */
-static struct gslot *gtab_get(struct gtab *g, __u64 key)
-{
-	size_t mask, i;
-
-	if (g->cap == 0 || (g->n + 1) * 4 > g->cap * 3) {
-		if (gtab_resize(g, g->cap ? g->cap * 2 : GRP_MIN_CAP))
-			return NULL;
-	}
-	mask = g->cap - 1;
-	for (i = hash_idx(key, g->cap);; i = (i + 1) & mask) {
-		if (!g->s[i].used)
-			break;
-		if (g->s[i].key == key)
-			return &g->s[i];
-	}
-	g->s[i].used = 1;
-	g->s[i].key = key;
-	g->s[i].cur = 0;
-	g->s[i].max = 0;
-	g->n++;
-	return &g->s[i];
-}
-
-static void gtab_del_at(struct gtab *g, size_t i)
-{
-	size_t mask = g->cap - 1, j = i;
-
-	for (;;) {
-		size_t k;
-
-		j = (j + 1) & mask;
-		if (!g->s[j].used)
-			break;
-		k = hash_idx(g->s[j].key, g->cap);
-		if (in_range(i, k, j))
-			continue;
-		g->s[i] = g->s[j];
-		i = j;
-	}
-	g->s[i].used = 0;
-	g->n--;
 }
 
 /* ---- request table ---- */
@@ -181,9 +169,7 @@ struct aio_inflight *aio_inflight_new(size_t max_entries)
 	if (!t)
 		return NULL;
 	t->max_entries = max_entries ? max_entries : DEFAULT_MAX;
-	t->cap = REQ_MIN_CAP;
-	t->s = calloc(t->cap, sizeof(*t->s));
-	if (!t->s) {
+	if (oat_resize(&t->req, &req_type, REQ_MIN_CAP)) {
 		free(t);
 		errno = ENOMEM;
 		return NULL;
@@ -198,162 +184,72 @@ void aio_inflight_free(struct aio_inflight *t)
 	if (!t)
 		return;
 	for (k = 0; k < AIO_GROUP_NR; k++)
-		free(t->g[k].s);
-	free(t->s);
+		oat_free(&t->g[k]);
+	oat_free(&t->req);
 	free(t);
-}
-
-static size_t req_find(const struct aio_inflight *t, __u64 id, bool *found)
-{
-	size_t mask = t->cap - 1, i;
-
-	for (i = hash_idx(id, t->cap);; i = (i + 1) & mask) {
-		if (!t->s[i].id) {
-			*found = false;
-			return i;
-		}
-		if (t->s[i].id == id) {
-			*found = true;
-			return i;
-		}
-	}
-}
-
-static int req_resize(struct aio_inflight *t, size_t cap)
-{
-	struct aio_req *old = t->s, *s;
-	size_t oldcap = t->cap, i;
-
-	s = calloc(cap, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	t->s = s;
-	t->cap = cap;
-	for (i = 0; i < oldcap; i++) {
-		size_t j;
-
-		if (!old[i].id)
-			continue;
-		for (j = hash_idx(old[i].id, cap); s[j].id;
-		     j = (j + 1) & (cap - 1))
-			;
-		s[j] = old[i];
-	}
-	free(old);
-	return 0;
-}
-
-static void groups_dec(struct aio_inflight *t, const struct aio_req *r)
-{
-	int k;
-
-	for (k = 0; k < AIO_GROUP_NR; k++) {
-		struct gslot *g = gtab_find(&t->g[k],
-					    aio_group_key(r, (enum aio_group)k));
-
-		if (g && g->cur)
-			g->cur--;
-	}
-}
-
-/* add r to every group; on ENOMEM undo the groups already counted */
-static int groups_inc(struct aio_inflight *t, const struct aio_req *r)
-{
-	int k;
-
-	for (k = 0; k < AIO_GROUP_NR; k++) {
-		struct gslot *g = gtab_get(&t->g[k],
-					   aio_group_key(r, (enum aio_group)k));
-
-		if (!g) {
-			while (--k >= 0) {
-				g = gtab_find(&t->g[k],
-					      aio_group_key(r,
-							    (enum aio_group)k));
-				if (g && g->cur)
-					g->cur--;
-			}
-			return -ENOMEM;
-		}
-		g->cur++;
-		if (g->cur > g->max)
-			g->max = g->cur;
-	}
-	return 0;
 }
 
 int aio_inflight_insert(struct aio_inflight *t, const struct aio_req *r)
 {
+	struct aio_req *e;
 	bool found;
 	size_t i;
 	int err;
 
 	if (!t || !r || !r->id)
 		return -EINVAL;
-	i = req_find(t, r->id, &found);
+	i = oat_probe(&t->req, &req_type, &r->id, &found);
 	if (found) {
-		groups_dec(t, &t->s[i]);
+		e = oat_at(&t->req, &req_type, i);
+		groups_dec(t, e);
 		err = groups_inc(t, r);
 		if (err) {
-			groups_inc(t, &t->s[i]);	/* groups exist: no alloc */
+			groups_inc(t, e);	/* groups exist: no alloc */
 			return err;
 		}
-		t->s[i] = *r;
+		*e = *r;
 		t->st.replaced++;
 		t->st.inserted++;
 		return 1;
 	}
-	if (t->n >= t->max_entries) {
+	if (t->req.n >= t->max_entries) {
 		t->st.dropped++;
 		return -ENOSPC;
 	}
-	if ((t->n + 1) * 4 > t->cap * 3) {
-		if (req_resize(t, t->cap * 2))
-			return -ENOMEM;
-		i = req_find(t, r->id, &found);
-	}
+	err = oat_reserve(&t->req, &req_type);
+	if (err < 0)
+		return err;
+	if (err > 0)
+		i = oat_probe(&t->req, &req_type, &r->id, &found);
 	err = groups_inc(t, r);
 	if (err)
 		return err;
-	t->s[i] = *r;
-	t->n++;
-	if (t->n > t->total_max)
-		t->total_max = (__u32)t->n;
+	e = oat_claim(&t->req, &req_type, i);
+	*e = *r;
+	if (t->req.n > t->total_max)
+		t->total_max = (__u32)t->req.n;
 	t->st.inserted++;
 	return 0;
 }
 
 int aio_inflight_remove(struct aio_inflight *t, __u64 id, struct aio_req *out)
 {
-	size_t mask, i, j;
+	struct aio_req *e;
 	bool found;
+	size_t i;
 
 	if (!t || !id)
 		return -EINVAL;
-	i = req_find(t, id, &found);
+	i = oat_probe(&t->req, &req_type, &id, &found);
 	if (!found) {
 		t->st.unknown++;
 		return -ENOENT;
 	}
+	e = oat_at(&t->req, &req_type, i);
 	if (out)
-		*out = t->s[i];
-	groups_dec(t, &t->s[i]);
-	mask = t->cap - 1;
-	j = i;
-	for (;;) {
-		size_t k;
-
-		j = (j + 1) & mask;
-		if (!t->s[j].id)
-			break;
-		k = hash_idx(t->s[j].id, t->cap);
-		if (in_range(i, k, j))
-			continue;
-		t->s[i] = t->s[j];
-		i = j;
-	}
-	t->s[i].id = 0;
-	t->n--;
+		*out = *e;
+	groups_dec(t, e);
+	oat_del_at(&t->req, &req_type, i);
 	t->st.removed++;
 	return 0;
 }
@@ -361,18 +257,14 @@ int aio_inflight_remove(struct aio_inflight *t, __u64 id, struct aio_req *out)
 const struct aio_req *aio_inflight_lookup(const struct aio_inflight *t,
 					  __u64 id)
 {
-	bool found;
-	size_t i;
-
 	if (!t || !id)
 		return NULL;
-	i = req_find(t, id, &found);
-	return found ? &t->s[i] : NULL;
+	return oat_find(&t->req, &req_type, &id);
 }
 
 size_t aio_inflight_count(const struct aio_inflight *t)
 {
-	return t ? t->n : 0;
+	return t ? t->req.n : 0;
 }
 
 const struct aio_req *aio_inflight_next(const struct aio_inflight *t,
@@ -380,11 +272,7 @@ const struct aio_req *aio_inflight_next(const struct aio_inflight *t,
 {
 	if (!t || !pos)
 		return NULL;
-	for (; *pos < t->cap; (*pos)++) {
-		if (t->s[*pos].id)
-			return &t->s[(*pos)++];
-	}
-	return NULL;
+	return oat_next(&t->req, &req_type, pos);
 }
 
 int aio_inflight_depth(const struct aio_inflight *t, enum aio_group k,
@@ -395,7 +283,7 @@ int aio_inflight_depth(const struct aio_inflight *t, enum aio_group k,
 	if (!t || !d || (unsigned int)k >= AIO_GROUP_NR)
 		return -EINVAL;
 	d->key = key;
-	g = gtab_find(&t->g[k], key);
+	g = oat_find(&t->g[k], &gslot_type, &key);
 	if (!g) {
 		d->cur = d->max = 0;
 		return -ENOENT;
@@ -409,9 +297,21 @@ void aio_inflight_total_depth(const struct aio_inflight *t, __u32 *cur,
 			      __u32 *max)
 {
 	if (cur)
-		*cur = t ? (__u32)t->n : 0;
+		*cur = t ? (__u32)t->req.n : 0;
 	if (max)
 		*max = t ? t->total_max : 0;
+}
+
+/* a group with nothing in flight is forgotten, the others start a new maximum */
+static bool group_reset(void *e, void *ctx)
+{
+	struct gslot *g = e;
+
+	(void)ctx;
+	if (!g->cur)
+		return true;
+	g->max = g->cur;
+	return false;
 }
 
 void aio_inflight_interval_reset(struct aio_inflight *t)
@@ -420,29 +320,9 @@ void aio_inflight_interval_reset(struct aio_inflight *t)
 
 	if (!t)
 		return;
-	t->total_max = (__u32)t->n;
-	for (k = 0; k < AIO_GROUP_NR; k++) {
-		struct gtab *g = &t->g[k];
-		size_t i = 0;
-
-		/*
-		 * A backward-shift delete moves a later entry into slot i, so
-		 * advance only past kept slots. An entry shifted from the
-		 * start of the array (wrap-around) into slot i was already
-		 * kept and is just visited twice.
-		 */
-		while (i < g->cap) {
-			struct gslot *s = &g->s[i];
-
-			if (s->used && !s->cur) {
-				gtab_del_at(g, i);
-				continue;
-			}
-			if (s->used)
-				s->max = s->cur;
-			i++;
-		}
-	}
+	t->total_max = (__u32)t->req.n;
+	for (k = 0; k < AIO_GROUP_NR; k++)
+		oat_sweep(&t->g[k], &gslot_type, group_reset, NULL);
 }
 
 void aio_inflight_stats(const struct aio_inflight *t,
@@ -457,8 +337,8 @@ void aio_inflight_stats(const struct aio_inflight *t,
 	if (!t)
 		return;
 	*s = t->st;
-	s->capacity = t->cap;
-	bytes = sizeof(*t) + t->cap * sizeof(*t->s);
+	s->capacity = t->req.cap;
+	bytes = sizeof(*t) + t->req.cap * sizeof(struct aio_req);
 	for (k = 0; k < AIO_GROUP_NR; k++)
 		bytes += t->g[k].cap * sizeof(struct gslot);
 	s->bytes = bytes;

@@ -2,8 +2,9 @@
 /*
  * inflight.h - table of pending requests keyed by request id (aioscope core).
  *
- * Open addressing (linear probing, backward-shift deletion, power-of-two
- * capacity, grows at 3/4 load), so insert/remove/lookup are O(1) on average.
+ * Open addressing (oatable.h: linear probing, backward-shift deletion,
+ * power-of-two capacity, grows at 3/4 load), so insert/remove/lookup are O(1)
+ * on average.
  * For every group kind (pid, device, aio context, file) it also keeps the
  * number of requests in flight per group and the maximum since the last
  * aio_inflight_interval_reset() (queue depth per device, per ctx, per pid).
