@@ -11,23 +11,17 @@
 #include <string.h>
 #include <strings.h>
 
+#include "oatable.h"
 #include "table.h"
 
 #define FILTER_MAX	63
 #define MAP_MIN_CAP	64
 
-struct rslot {
-	__u64 key;
-	struct aio_row *row;	/* NULL: free slot */
-};
-
 struct aio_table {
 	enum aio_group kind;
 	struct aio_table_opts o;
 
-	struct rslot *map;	/* id -> row, open addressing */
-	size_t cap;		/* power of two */
-	size_t n;		/* rows */
+	struct oat_table map;	/* struct rslot: id -> row */
 
 	struct aio_row **vis;	/* visible rows in sort order */
 	size_t nvis;
@@ -87,62 +81,31 @@ int aio_col_parse(const char *name)
 
 /* ---- id map ---- */
 
-static inline size_t slot_of(__u64 key, size_t cap)
+/* the id map's entry: a row by group key */
+struct rslot {
+	__u64 key;
+	struct aio_row *row;	/* NULL: free slot */
+};
+
+static inline bool rslot_empty(const void *e)
 {
-	return (size_t)((key * 0x9E3779B97F4A7C15ULL) >>
-			(64 - __builtin_ctzll((unsigned long long)cap)));
+	return !((const struct rslot *)e)->row;
 }
 
-static struct rslot *map_find(const struct aio_table *t, __u64 key)
+static inline void rslot_clear(void *e)
 {
-	size_t i;
-
-	for (i = slot_of(key, t->cap);; i = (i + 1) & (t->cap - 1)) {
-		if (!t->map[i].row)
-			return &t->map[i];
-		if (t->map[i].key == key)
-			return &t->map[i];
-	}
+	((struct rslot *)e)->row = NULL;
 }
 
-static int map_grow(struct aio_table *t)
-{
-	struct rslot *old = t->map;
-	size_t oldcap = t->cap, i;
-
-	t->map = calloc(oldcap * 2, sizeof(*t->map));
-	if (!t->map) {
-		t->map = old;
-		return -ENOMEM;
-	}
-	t->cap = oldcap * 2;
-	for (i = 0; i < oldcap; i++) {
-		if (old[i].row)
-			*map_find(t, old[i].key) = old[i];
-	}
-	free(old);
-	return 0;
-}
-
-static void map_del(struct aio_table *t, struct rslot *s)
-{
-	size_t mask = t->cap - 1, i = (size_t)(s - t->map), j = i;
-
-	for (;;) {
-		size_t k;
-
-		j = (j + 1) & mask;
-		if (!t->map[j].row)
-			break;
-		k = slot_of(t->map[j].key, t->cap);
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		t->map[i] = t->map[j];
-		i = j;
-	}
-	t->map[i].row = NULL;
-	t->n--;
-}
+static const struct oat_type rslot_type = {
+	.size = sizeof(struct rslot),
+	.hash = oat_u64_hash,
+	.eq = oat_u64_eq,
+	.empty = rslot_empty,
+	.clear = rslot_clear,
+	.min_cap = MAP_MIN_CAP,
+	.load_pct = 75,
+};
 
 static void row_free(struct aio_row *r)
 {
@@ -153,25 +116,33 @@ static void row_free(struct aio_row *r)
 /* find or create the row of key; NULL on ENOMEM */
 static struct aio_row *row_get(struct aio_table *t, __u64 key)
 {
-	struct rslot *s = map_find(t, key);
+	struct rslot *s;
 	struct aio_row *r;
+	bool found;
 
-	if (s->row)
-		return s->row;
-	if ((t->n + 1) * 4 > t->cap * 3) {
-		if (map_grow(t))
-			return NULL;
-		s = map_find(t, key);
-	}
-	r = calloc(1, sizeof(*r));
-	if (!r)
+	s = oat_get(&t->map, &rslot_type, &key, &found);
+	if (!s)
 		return NULL;
+	if (found)
+		return s->row;
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		oat_del(&t->map, &rslot_type, s);	/* give the slot back */
+		return NULL;
+	}
 	r->id = key;
 	r->fresh = true;
 	s->key = key;
 	s->row = r;
-	t->n++;
 	return r;
+}
+
+/* the next row of the id map: start with *pos = 0; NULL at the end */
+static struct aio_row *row_next(const struct aio_table *t, size_t *pos)
+{
+	struct rslot *s = oat_next(&t->map, &rslot_type, pos);
+
+	return s ? s->row : NULL;
 }
 
 static int row_lat(struct aio_row *r)
@@ -205,9 +176,7 @@ struct aio_table *aio_table_new(enum aio_group kind,
 		t->o.linger = 2;
 		t->o.stuck_ns = 1000000000ULL;
 	}
-	t->cap = MAP_MIN_CAP;
-	t->map = calloc(t->cap, sizeof(*t->map));
-	if (!t->map) {
+	if (oat_resize(&t->map, &rslot_type, MAP_MIN_CAP)) {
 		free(t);
 		errno = ENOMEM;
 		return NULL;
@@ -219,15 +188,14 @@ struct aio_table *aio_table_new(enum aio_group kind,
 
 void aio_table_free(struct aio_table *t)
 {
-	size_t i;
+	struct aio_row *r;
+	size_t pos = 0;
 
 	if (!t)
 		return;
-	for (i = 0; i < t->cap; i++) {
-		if (t->map[i].row)
-			row_free(t->map[i].row);
-	}
-	free(t->map);
+	while ((r = row_next(t, &pos)) != NULL)
+		row_free(r);
+	oat_free(&t->map);
 	free(t->vis);
 	free(t);
 }
@@ -342,10 +310,11 @@ static bool row_visible(const struct aio_table *t, const struct aio_row *r)
 
 static int rebuild(struct aio_table *t)
 {
-	size_t i;
+	struct aio_row *r;
+	size_t pos = 0;
 
-	if (t->viscap < t->n) {
-		size_t cap = t->n < 16 ? 16 : t->n * 2;
+	if (t->viscap < t->map.n) {
+		size_t cap = t->map.n < 16 ? 16 : t->map.n * 2;
 		struct aio_row **v = realloc(t->vis, cap * sizeof(*v));
 
 		if (!v)
@@ -354,10 +323,8 @@ static int rebuild(struct aio_table *t)
 		t->viscap = cap;
 	}
 	t->nvis = 0;
-	for (i = 0; i < t->cap; i++) {
-		struct aio_row *r = t->map[i].row;
-
-		if (r && row_visible(t, r))
+	while ((r = row_next(t, &pos)) != NULL) {
+		if (row_visible(t, r))
 			t->vis[t->nvis++] = r;
 	}
 	if (t->nvis > 1)
@@ -391,111 +358,103 @@ static void lat_stats(struct aio_row *r, const struct aio_hist *h)
 	r->max_ns = h->max;
 }
 
+/*
+ * The rows' in-flight figures from inf (NULL: none): requests in flight and
+ * stuck per row, rows created for groups with requests in flight.
+ */
+static int count_inflight(struct aio_table *t, __u64 now_ns,
+			  const struct aio_inflight *inf)
+{
+	const struct aio_req *q;
+	struct aio_row *r;
+	size_t pos = 0;
+
+	while ((r = row_next(t, &pos)) != NULL)
+		r->inflight = r->max_inflight = r->stuck = 0;
+	pos = 0;
+	while (inf && (q = aio_inflight_next(inf, &pos)) != NULL) {
+		r = row_get(t, aio_group_key(q, t->kind));
+		if (!r)
+			return -ENOMEM;
+		if (r->fresh && !r->seen)
+			ident_from_req(&r->ident, q);
+		r->inflight++;
+		if (now_ns >= q->ts_ns && now_ns - q->ts_ns >= t->o.stuck_ns)
+			r->stuck++;
+	}
+	return 0;
+}
+
+/* close r's interval of secs seconds; its latency goes into t's total */
+static void row_close(struct aio_table *t, struct aio_row *r, double secs,
+		      const struct aio_inflight *inf)
+{
+	if (inf) {
+		struct aio_depth d;
+
+		aio_inflight_depth(inf, t->kind, r->id, &d);
+		r->max_inflight = d.max > r->inflight ? d.max : r->inflight;
+	}
+	counters_delta(&r->delta, &r->total, &r->prev);
+	r->prev = r->total;
+	r->reads_s = (double)r->delta.reads / secs;
+	r->writes_s = (double)r->delta.writes / secs;
+	r->bytes_s = (double)(r->delta.read_bytes + r->delta.write_bytes) / secs;
+	lat_stats(r, r->lat);
+	if (r->lat && r->lat->count) {
+		aio_hist_merge(&t->tot_lat, r->lat);
+		aio_hist_reset(r->lat);
+	}
+}
+
+/* mark and sweep: free the row of slot e if not fed for more than linger
+ * intervals and idle (oat_sweep's drop; ctx: the table) */
+static bool row_sweep(void *e, void *ctx)
+{
+	struct aio_row *r = ((struct rslot *)e)->row;
+	const struct aio_table *t = ctx;
+	bool drop = false;
+
+	if (r->seen || r->inflight)
+		r->unseen = 0;
+	else if (++r->unseen > t->o.linger)
+		drop = true;
+	r->seen = false;
+	r->fresh = false;
+	if (drop)
+		row_free(r);
+	return drop;
+}
+
 int aio_table_end_interval(struct aio_table *t, __u64 now_ns,
 			   __u64 interval_ns, const struct aio_inflight *inf)
 {
-	double secs;
-	size_t i;
+	struct aio_row *r;
+	size_t pos = 0;
+	int err;
 
 	if (!t || !interval_ns)
 		return -EINVAL;
-	secs = (double)interval_ns / 1e9;
-
-	/* in-flight counts from the request table */
-	for (i = 0; i < t->cap; i++) {
-		struct aio_row *r = t->map[i].row;
-
-		if (r)
-			r->inflight = r->max_inflight = r->stuck = 0;
-	}
-	if (inf) {
-		const struct aio_req *q;
-		size_t pos = 0;
-
-		while ((q = aio_inflight_next(inf, &pos)) != NULL) {
-			__u64 key = aio_group_key(q, t->kind);
-			struct aio_row *r = row_get(t, key);
-
-			if (!r)
-				return -ENOMEM;
-			if (r->fresh && !r->seen)
-				ident_from_req(&r->ident, q);
-			r->inflight++;
-			if (now_ns >= q->ts_ns &&
-			    now_ns - q->ts_ns >= t->o.stuck_ns)
-				r->stuck++;
-		}
-	}
-
+	err = count_inflight(t, now_ns, inf);
+	if (err)
+		return err;
 	aio_hist_reset(&t->tot_lat);
-	for (i = 0; i < t->cap; i++) {
-		struct aio_row *r = t->map[i].row;
-
-		if (!r)
-			continue;
-		if (inf) {
-			struct aio_depth d;
-
-			aio_inflight_depth(inf, t->kind, r->id, &d);
-			r->max_inflight = d.max > r->inflight ? d.max :
-								r->inflight;
-		}
-		counters_delta(&r->delta, &r->total, &r->prev);
-		r->prev = r->total;
-		r->reads_s = (double)r->delta.reads / secs;
-		r->writes_s = (double)r->delta.writes / secs;
-		r->bytes_s = (double)(r->delta.read_bytes +
-				      r->delta.write_bytes) / secs;
-		lat_stats(r, r->lat);
-		if (r->lat && r->lat->count) {
-			aio_hist_merge(&t->tot_lat, r->lat);
-			aio_hist_reset(r->lat);
-		}
-	}
-
-	/*
-	 * Sweep rows not fed for more than linger intervals and idle. Decide
-	 * first, then delete: a backward-shift delete can move a row that
-	 * was already visited (wrap-around), which must not count twice.
-	 */
-	for (i = 0; i < t->cap; i++) {
-		struct aio_row *r = t->map[i].row;
-
-		if (!r)
-			continue;
-		if (r->seen || r->inflight)
-			r->unseen = 0;
-		else if (++r->unseen > t->o.linger)
-			r->doomed = true;
-		r->seen = false;
-		r->fresh = false;
-	}
-	for (i = 0; i < t->cap;) {
-		struct aio_row *r = t->map[i].row;
-
-		if (r && r->doomed) {
-			row_free(r);
-			map_del(t, &t->map[i]);
-			continue;	/* a shifted row may now be at i */
-		}
-		i++;
-	}
+	while ((r = row_next(t, &pos)) != NULL)
+		row_close(t, r, (double)interval_ns / 1e9, inf);
+	oat_sweep(&t->map, &rslot_type, row_sweep, t);
 	return rebuild(t);
 }
 
 int aio_table_totals(const struct aio_table *t, struct aio_row *out,
 		     struct aio_hist *lat)
 {
-	size_t i;
+	const struct aio_row *r;
+	size_t pos = 0;
 
 	if (!t || !out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	for (i = 0; i < t->cap; i++) {
-		const struct aio_row *r = t->map[i].row;
-
-		if (!r)
-			continue;
+	while ((r = row_next(t, &pos)) != NULL) {
 		out->delta.reads += r->delta.reads;
 		out->delta.writes += r->delta.writes;
 		out->delta.read_bytes += r->delta.read_bytes;
@@ -525,7 +484,7 @@ int aio_table_totals(const struct aio_table *t, struct aio_row *out,
 
 size_t aio_table_size(const struct aio_table *t)
 {
-	return t ? t->n : 0;
+	return t ? t->map.n : 0;
 }
 
 int aio_table_sort(struct aio_table *t, enum aio_col c, bool desc)

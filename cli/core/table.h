@@ -70,7 +70,6 @@ struct aio_row {
 	__u32 unseen;		/* consecutive intervals not fed */
 	bool seen;		/* fed in the current interval */
 	bool fresh;		/* created in the current interval */
-	bool doomed;		/* being swept (internal) */
 };
 
 /* Sort columns (the dashboard's PID COMM DEV R/s W/s MB/s ... STUCK). */
