@@ -17,10 +17,49 @@
 
 
 /* A finished request waiting for its reap record (snoop: opts.event_reap). */
-struct tracer_join_ent {
+struct join_key {
 	uint64_t id, aux;		/* obj, aios_aux(ctx, pid) */
+};
+
+struct tracer_join_ent {
+	struct join_key k;
 	bool used;
 	struct tracer_event ev;
+};
+
+static inline __u64 join_hash(const void *key)
+{
+	const struct join_key *k = key;
+
+	return (k->id ^ (k->aux * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL;
+}
+
+static inline bool join_eq(const void *entry, const void *key)
+{
+	const struct join_key *a = entry, *b = key;
+
+	return a->id == b->id && a->aux == b->aux;
+}
+
+static inline bool join_empty(const void *entry)
+{
+	return !((const struct tracer_join_ent *)entry)->used;
+}
+
+static inline void join_clear(void *entry)
+{
+	((struct tracer_join_ent *)entry)->used = false;
+}
+
+/* open addressing (core/oatable.h), at most half full */
+static const struct oat_type join_type = {
+	.size = sizeof(struct tracer_join_ent),
+	.hash = join_hash,
+	.eq = join_eq,
+	.empty = join_empty,
+	.clear = join_clear,
+	.min_cap = 256,
+	.load_pct = 50,
 };
 
 static void req_to_event(const struct aios_req *r, struct tracer_event *e)
@@ -58,123 +97,55 @@ static int deliver(struct tracer_rx *t, const struct tracer_event *e)
 	return r;
 }
 
-static size_t join_hash(uint64_t id, uint64_t aux, size_t cap)
-{
-	uint64_t h = (id ^ (aux * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL;
-
-	return (size_t)(h >> 17) & (cap - 1);
-}
-
-static int join_grow(struct tracer_rx *t)
-{
-	size_t ncap = t->join_cap ? t->join_cap * 2 : 256;
-	struct tracer_join_ent *n = calloc(ncap, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->join_cap; i++) {
-		struct tracer_join_ent *o = &t->join[i];
-		size_t j;
-
-		if (!o->used)
-			continue;
-		for (j = join_hash(o->id, o->aux, ncap); n[j].used; j = (j + 1) & (ncap - 1))
-			;
-		n[j] = *o;
-	}
-	free(t->join);
-	t->join = n;
-	t->join_cap = ncap;
-	return 0;
-}
-
 static void join_put(struct tracer_rx *t, uint64_t id, uint64_t aux, const struct tracer_event *e)
 {
-	size_t j;
+	struct join_key key = { .id = id, .aux = aux };
+	struct tracer_join_ent *j;
+	bool found;
 
-	if ((t->join_n + 1) * 2 > t->join_cap && join_grow(t)) {
+	j = oat_get(&t->join, &join_type, &key, &found);
+	if (!j) {
 		t->join_lost++;
 		return;
 	}
-	for (j = join_hash(id, aux, t->join_cap); t->join[j].used;
-	     j = (j + 1) & (t->join_cap - 1)) {
-		if (t->join[j].id == id && t->join[j].aux == aux) {
-			/* the same iocb completed twice without a reap: flush the old one */
-			deliver(t, &t->join[j].ev);
-			t->join[j].ev = *e;
-			return;
-		}
+	if (found) {
+		/* the same iocb completed twice without a reap: flush the old one */
+		deliver(t, &j->ev);
+	} else {
+		j->k = key;
+		j->used = true;
 	}
-	t->join[j].used = true;
-	t->join[j].id = id;
-	t->join[j].aux = aux;
-	t->join[j].ev = *e;
-	t->join_n++;
+	j->ev = *e;
 }
 
-/* Remove slot j (backward-shift deletion keeps probe chains intact). */
-static void join_del(struct tracer_rx *t, size_t j)
+struct sweep_arg {
+	struct tracer_rx *rx;
+	uint64_t now, min_age_ns;
+};
+
+/* oat_sweep's drop: deliver a held completion old enough, with reap "none" */
+static bool join_expire(void *entry, void *ctx)
 {
-	size_t mask = t->join_cap - 1, i = j, k;
+	struct tracer_join_ent *j = entry;
+	const struct sweep_arg *a = ctx;
 
-	t->join[j].used = false;
-	t->join_n--;
-	for (;;) {
-		i = (i + 1) & mask;
-		if (!t->join[i].used)
-			return;
-		k = join_hash(t->join[i].id, t->join[i].aux, t->join_cap);
-		/* move i back into j when its home k is not in (j, i] */
-		if ((j < i) ? (k <= j || k > i) : (k <= j && k > i)) {
-			t->join[j] = t->join[i];
-			t->join[i].used = false;
-			j = i;
-		}
-	}
-}
-
-static struct tracer_join_ent *join_find(struct tracer_rx *t, uint64_t id, uint64_t aux,
-					 size_t *slot)
-{
-	size_t j;
-
-	if (!t->join_cap)
-		return NULL;
-	for (j = join_hash(id, aux, t->join_cap); t->join[j].used;
-	     j = (j + 1) & (t->join_cap - 1)) {
-		if (t->join[j].id == id && t->join[j].aux == aux) {
-			*slot = j;
-			return &t->join[j];
-		}
-	}
-	return NULL;
+	/* an event newer than now (read after the caller took it) is young */
+	if (a->min_age_ns && (a->now < j->ev.ts_ns || a->now - j->ev.ts_ns < a->min_age_ns))
+		return false;
+	deliver(a->rx, &j->ev);
+	return true;
 }
 
 void tracer_rx_sweep(struct tracer_rx *t, uint64_t now, uint64_t min_age_ns)
 {
-	size_t j = 0;
+	struct sweep_arg a = { .rx = t, .now = now, .min_age_ns = min_age_ns };
 
-	while (j < t->join_cap) {
-		struct tracer_join_ent *e = &t->join[j];
-
-		/* an event newer than @now (read after the caller took it) is young */
-		if (e->used && (min_age_ns == 0 ||
-				(now >= e->ev.ts_ns && now - e->ev.ts_ns >= min_age_ns))) {
-			struct tracer_event ev = e->ev;
-
-			join_del(t, j);
-			deliver(t, &ev);
-			continue;	/* slot j may hold a shifted entry now */
-		}
-		j++;
-	}
+	oat_sweep(&t->join, &join_type, join_expire, &a);
 }
 
 void tracer_rx_free(struct tracer_rx *t)
 {
-	free(t->join);
-	t->join = NULL;
-	t->join_cap = t->join_n = 0;
+	oat_free(&t->join);
 }
 
 /*
@@ -224,17 +195,16 @@ int tracer_rx_record(struct tracer_rx *t, const void *data, size_t size)
 			struct aios_io_event ev;
 			struct tracer_join_ent *je;
 			struct tracer_event out;
-			size_t slot;
 
 			memcpy(&ev, p + offsetof(struct aios_reap, ev) + i * sizeof(ev), sizeof(ev));
-			je = join_find(t, ev.obj, aux, &slot);
+			je = oat_find(&t->join, &join_type, &(struct join_key){ ev.obj, aux });
 			if (!je) {
 				t->unmatched_reap++;
 				continue;
 			}
 			out = je->ev;
 			out.reap_ns = r.ts >= out.ts_ns ? r.ts - out.ts_ns : 0;
-			join_del(t, slot);
+			oat_del(&t->join, &join_type, je);
 			deliver(t, &out);
 		}
 	}

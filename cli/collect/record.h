@@ -16,9 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/oatable.h"
 #include "request/event.h"
-
-struct tracer_join_ent;
 
 struct tracer_rx {
 	/* set by the owner */
@@ -28,9 +27,8 @@ struct tracer_rx {
 	/* per poll: the first non-zero callback return stops delivery */
 	int cb_ret;
 	int delivered;
-	/* user-space join: open addressing, linear probing, backward-shift delete */
-	struct tracer_join_ent *join;
-	size_t join_cap, join_n;
+	/* user-space join: completions held by (obj, aux) until their reap */
+	struct oat_table join;
 	uint64_t join_lost, unmatched_reap;
 };
 

@@ -266,7 +266,7 @@ int tracer_poll(struct tracer *t, int timeout_ms, tracer_event_fn cb, void *ctx)
 		err = ring_buffer__consume(t->rb);
 	if (err == -EINTR)
 		err = 0;
-	if (t->rx.join_n && now - t->last_sweep > JOIN_TIMEOUT_NS / 4 &&
+	if (t->rx.join.n && now - t->last_sweep > JOIN_TIMEOUT_NS / 4 &&
 	    ring_consumed(t, produced)) {
 		tracer_rx_sweep(&t->rx, now, JOIN_TIMEOUT_NS);
 		t->last_sweep = now;

@@ -91,15 +91,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memcpy(rec, &t32, 4);
 		tracer_rx_record(&rx, rec, len);
 		free(rec);
-		FUZZ_CHECK(rx.join_n * 2 <= rx.join_cap, "join table over half full");
-		FUZZ_CHECK(st.join || rx.join_n == 0, "held an event without the join");
+		FUZZ_CHECK(rx.join.n * 2 <= rx.join.cap, "join table over half full");
+		FUZZ_CHECK(st.join || rx.join.n == 0, "held an event without the join");
 	}
 	/* the poll loop's sweep of old completions, then the final flush */
 	now = fz_u64(&in, 8);
 	tracer_rx_sweep(&rx, now, 2000000000ULL);
 	rx.cb_ret = 0;
 	tracer_rx_sweep(&rx, now, 0);
-	FUZZ_CHECK(rx.join_n == 0, "%zu events left after the final sweep", rx.join_n);
+	FUZZ_CHECK(rx.join.n == 0, "%zu events left after the final sweep", rx.join.n);
 	tracer_rx_free(&rx);
 	return 0;
 }
