@@ -41,23 +41,12 @@ static inline bool join_eq(const void *entry, const void *key)
 	return a->id == b->id && a->aux == b->aux;
 }
 
-static inline bool join_empty(const void *entry)
-{
-	return !((const struct tracer_join_ent *)entry)->used;
-}
-
-static inline void join_clear(void *entry)
-{
-	((struct tracer_join_ent *)entry)->used = false;
-}
-
 /* open addressing (core/oatable.h), at most half full */
 static const struct oat_type join_type = {
 	.size = sizeof(struct tracer_join_ent),
 	.hash = join_hash,
 	.eq = join_eq,
-	.empty = join_empty,
-	.clear = join_clear,
+	OAT_MARK(struct tracer_join_ent, used),
 	.min_cap = 256,
 	.load_pct = 50,
 };

@@ -18,22 +18,11 @@
 #define DEFAULT_MAX	(1U << 20)
 
 /* requests: the slot is the request, id 0 marks a free one */
-static inline bool req_empty(const void *e)
-{
-	return !((const struct aio_req *)e)->id;
-}
-
-static inline void req_clear(void *e)
-{
-	((struct aio_req *)e)->id = 0;
-}
-
 static const struct oat_type req_type = {
 	.size = sizeof(struct aio_req),
 	.hash = oat_u64_hash,
 	.eq = oat_u64_eq,
-	.empty = req_empty,
-	.clear = req_clear,
+	OAT_MARK(struct aio_req, id),
 	.min_cap = REQ_MIN_CAP,
 	.load_pct = 75,
 };
@@ -46,22 +35,11 @@ struct gslot {
 	__u32 used;
 };
 
-static inline bool gslot_empty(const void *e)
-{
-	return !((const struct gslot *)e)->used;
-}
-
-static inline void gslot_clear(void *e)
-{
-	((struct gslot *)e)->used = 0;
-}
-
 static const struct oat_type gslot_type = {
 	.size = sizeof(struct gslot),
 	.hash = oat_u64_hash,
 	.eq = oat_u64_eq,
-	.empty = gslot_empty,
-	.clear = gslot_clear,
+	OAT_MARK(struct gslot, used),
 	.min_cap = GRP_MIN_CAP,
 	.load_pct = 75,
 };

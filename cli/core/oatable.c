@@ -23,9 +23,9 @@ int oat_resize(struct oat_table *t, const struct oat_type *ty, size_t cap)
 		const void *e = oat_at(t, ty, i);
 		size_t j;
 
-		if (ty->empty(e))
+		if (oat_empty(ty, e))
 			continue;
-		for (j = oat_home(&nt, ty->hash(e)); !ty->empty(oat_at(&nt, ty, j));
+		for (j = oat_home(&nt, ty->hash(e)); !oat_empty(ty, oat_at(&nt, ty, j));
 		     j = (j + 1) & (cap - 1))
 			;
 		memcpy(oat_at(&nt, ty, j), e, ty->size);
@@ -55,13 +55,13 @@ void oat_sweep(struct oat_table *t, const struct oat_type *ty,
 
 	if (!t->n)
 		return;
-	for (start = 0; !ty->empty(oat_at(t, ty, start)); start++)
+	for (start = 0; !oat_empty(ty, oat_at(t, ty, start)); start++)
 		;	/* the load limit keeps a slot empty */
 	for (k = 1; k <= t->cap;) {
 		size_t i = (start + k) & mask;
 		void *e = oat_at(t, ty, i);
 
-		if (!ty->empty(e) && drop(e, ctx)) {
+		if (!oat_empty(ty, e) && drop(e, ctx)) {
 			oat_del_at(t, ty, i);
 			continue;
 		}

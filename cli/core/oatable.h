@@ -11,10 +11,11 @@
  * tombstones and probe lengths stay short under constant churn; the array doubles
  * before an insert would pass the load limit the entry type sets.
  *
- * The caller describes its entries in a struct oat_type: their size and four small
- * functions. An entry begins with its key, so a stored entry's address is also its
- * key's. An all-zero entry is empty (new arrays are zeroed); empty() tells the rest,
- * clear() makes an entry empty again. The type is the caller's static const object.
+ * The caller describes its entries in a struct oat_type: their size, a hash and a
+ * key compare, and the field whose value 0 marks a free slot (the key itself when 0
+ * is no key, else a pointer or a flag: OAT_MARK()). An entry begins with its key, so
+ * a stored entry's address is also its key's. New arrays are zeroed: all free. The
+ * type is the caller's static const object.
  *
  * Lookup, insert and delete are always-inline functions: given the address of a
  * static const type, the compiler turns its functions into direct, inlined code, so
@@ -39,13 +40,18 @@ struct oat_type {
 	size_t size;		/* bytes of an entry, which begins with its key */
 	/* hash of a key; the home slot is its top bits, so they must be well mixed */
 	__u64 (*hash)(const void *key);
-	/* the (non-empty) entry holds key */
+	/* the (used) entry holds key */
 	bool (*eq)(const void *entry, const void *key);
-	bool (*empty)(const void *entry);	/* true for an all-zero entry */
-	void (*clear)(void *entry);		/* make entry empty */
+	size_t mark_off;	/* the field that is 0 in a free slot: offset, */
+	size_t mark_size;	/*   size (1, 4 or 8 bytes): OAT_MARK() */
 	size_t min_cap;		/* first capacity: a power of two >= 2 */
 	unsigned int load_pct;	/* grow before n would exceed cap * load_pct / 100 (< 100) */
 };
+
+/* OAT_MARK - in a struct oat_type initializer: field of struct type marks free slots */
+#define OAT_MARK(type, field)						\
+	.mark_off = offsetof(type, field),				\
+	.mark_size = sizeof(((type *)0)->field)
 
 struct oat_table {
 	void *slots;		/* cap entries of type->size bytes; NULL while cap is 0 */
@@ -94,6 +100,35 @@ OAT_INLINE void *oat_at(const struct oat_table *t, const struct oat_type *ty, si
 	return (char *)t->slots + i * ty->size;
 }
 
+/* oat_empty - entry is a free slot: its mark is 0 */
+OAT_INLINE bool oat_empty(const struct oat_type *ty, const void *entry)
+{
+	const char *m = (const char *)entry + ty->mark_off;
+
+	switch (ty->mark_size) {
+	case 1:
+		return !*m;
+	case 4: {
+		__u32 v32;
+
+		memcpy(&v32, m, 4);
+		return !v32;
+	}
+	default: {
+		__u64 v64;
+
+		memcpy(&v64, m, 8);
+		return !v64;
+	}
+	}
+}
+
+/* oat_clear - make entry a free slot */
+OAT_INLINE void oat_clear(const struct oat_type *ty, void *entry)
+{
+	memset((char *)entry + ty->mark_off, 0, ty->mark_size);
+}
+
 /* oat_index - the slot of an entry of t */
 OAT_INLINE size_t oat_index(const struct oat_table *t, const struct oat_type *ty,
 			    const void *entry)
@@ -122,7 +157,7 @@ OAT_INLINE size_t oat_probe(const struct oat_table *t, const struct oat_type *ty
 	for (i = oat_home(t, ty->hash(key));; i = (i + 1) & mask) {
 		const void *e = oat_at(t, ty, i);
 
-		if (ty->empty(e))
+		if (oat_empty(ty, e))
 			return i;
 		if (ty->eq(e, key)) {
 			*found = true;
@@ -200,7 +235,7 @@ OAT_INLINE void oat_del_at(struct oat_table *t, const struct oat_type *ty, size_
 		size_t k;
 
 		j = (j + 1) & mask;
-		if (ty->empty(oat_at(t, ty, j)))
+		if (oat_empty(ty, oat_at(t, ty, j)))
 			break;
 		k = oat_home(t, ty->hash(oat_at(t, ty, j)));
 		/* the entry at j stays if its home k lies cyclically in (i, j] */
@@ -209,7 +244,7 @@ OAT_INLINE void oat_del_at(struct oat_table *t, const struct oat_type *ty, size_
 		memcpy(oat_at(t, ty, i), oat_at(t, ty, j), ty->size);
 		i = j;
 	}
-	ty->clear(oat_at(t, ty, i));
+	oat_clear(ty, oat_at(t, ty, i));
 	t->n--;
 }
 
@@ -229,7 +264,7 @@ OAT_INLINE void *oat_next(const struct oat_table *t, const struct oat_type *ty,
 	for (; *pos < t->cap; (*pos)++) {
 		void *e = oat_at(t, ty, *pos);
 
-		if (!ty->empty(e)) {
+		if (!oat_empty(ty, e)) {
 			(*pos)++;
 			return e;
 		}

@@ -87,22 +87,11 @@ struct rslot {
 	struct aio_row *row;	/* NULL: free slot */
 };
 
-static inline bool rslot_empty(const void *e)
-{
-	return !((const struct rslot *)e)->row;
-}
-
-static inline void rslot_clear(void *e)
-{
-	((struct rslot *)e)->row = NULL;
-}
-
 static const struct oat_type rslot_type = {
 	.size = sizeof(struct rslot),
 	.hash = oat_u64_hash,
 	.eq = oat_u64_eq,
-	.empty = rslot_empty,
-	.clear = rslot_clear,
+	OAT_MARK(struct rslot, row),
 	.min_cap = MAP_MIN_CAP,
 	.load_pct = 75,
 };

@@ -14,24 +14,14 @@ struct ent {
 	__u64 val;
 	__u32 used;
 	__u32 seen;	/* oat_sweep visits */
+	bool used8;	/* the mark of byte_type: a byte */
 };
-
-static bool ent_empty(const void *e)
-{
-	return !((const struct ent *)e)->used;
-}
-
-static void ent_clear(void *e)
-{
-	((struct ent *)e)->used = 0;
-}
 
 static const struct oat_type ent_type = {
 	.size = sizeof(struct ent),
 	.hash = oat_u64_hash,
 	.eq = oat_u64_eq,
-	.empty = ent_empty,
-	.clear = ent_clear,
+	OAT_MARK(struct ent, used),
 	.min_cap = 4,
 	.load_pct = 75,
 };
@@ -46,8 +36,7 @@ static const struct oat_type low_type = {
 	.size = sizeof(struct ent),
 	.hash = low_hash,
 	.eq = oat_u64_eq,
-	.empty = ent_empty,
-	.clear = ent_clear,
+	OAT_MARK(struct ent, used),
 	.min_cap = 16,
 	.load_pct = 90,
 };
@@ -62,9 +51,28 @@ static const struct oat_type few_type = {
 	.size = sizeof(struct ent),
 	.hash = few_hash,
 	.eq = oat_u64_eq,
-	.empty = ent_empty,
-	.clear = ent_clear,
+	OAT_MARK(struct ent, used),
 	.min_cap = 8,
+	.load_pct = 75,
+};
+
+/* the mark a byte */
+static const struct oat_type byte_type = {
+	.size = sizeof(struct ent),
+	.hash = oat_u64_hash,
+	.eq = oat_u64_eq,
+	OAT_MARK(struct ent, used8),
+	.min_cap = 2,
+	.load_pct = 50,
+};
+
+/* the mark the key itself (8 bytes): key 0 is no key */
+static const struct oat_type key0_type = {
+	.size = sizeof(struct ent),
+	.hash = oat_u64_hash,
+	.eq = oat_u64_eq,
+	OAT_MARK(struct ent, key),
+	.min_cap = 32,
 	.load_pct = 75,
 };
 
@@ -74,7 +82,7 @@ static struct ent *put(struct oat_table *t, const struct oat_type *ty, __u64 key
 	struct ent *e = oat_get(t, ty, &key, found);
 
 	if (e && !*found)
-		*e = (struct ent){ .key = key, .used = 1 };
+		*e = (struct ent){ .key = key, .used = 1, .used8 = true };
 	if (e)
 		e->val = val;
 	return e;
@@ -95,13 +103,13 @@ static const char *check(const struct oat_table *t, const struct oat_type *ty)
 		const struct ent *e = oat_at(t, ty, i);
 		size_t j;
 
-		if (ty->empty(e))
+		if (oat_empty(ty, e))
 			continue;
 		used++;
 		for (j = oat_home(t, ty->hash(e)); j != i; j = (j + 1) & (t->cap - 1)) {
 			const struct ent *o = oat_at(t, ty, j);
 
-			if (ty->empty(o))
+			if (oat_empty(ty, o))
 				return "an empty slot between an entry and its home";
 			if (o->key == e->key)
 				return "a key twice";
@@ -241,7 +249,7 @@ static void test_oatable_delete_wraps_around(void)
 			(unsigned long long)keys[i], e ? oat_index(&t, &low_type, e) : 0,
 			at[i - 1]);
 	}
-	UASSERT(ent_empty(oat_at(&t, &low_type, 2)), "slot 2 still used");
+	UASSERT(oat_empty(&low_type, oat_at(&t, &low_type, 2)), "slot 2 still used");
 	oat_free(&t);
 }
 
@@ -257,7 +265,7 @@ static void test_oatable_claim_given_back(void)
 		put(&t, &ent_type, k, k, &found);
 	k = 99;
 	e = oat_get(&t, &ent_type, &k, &found);
-	UASSERT(e && !found && t.n == 11 && ent_empty(e), "claim of key 99");
+	UASSERT(e && !found && t.n == 11 && oat_empty(&ent_type, e), "claim of key 99");
 	oat_del(&t, &ent_type, e);
 	UASSERT(t.n == 10 && !oat_find(&t, &ent_type, &k), "claim given back");
 	UASSERT(!check(&t, &ent_type), "%s", check(&t, &ent_type));
@@ -300,7 +308,7 @@ static void test_oatable_sweep_sees_each_once(void)
 		n = t.n;
 		for (i = 0; i < t.cap; i++) {
 			e = oat_at(&t, &few_type, i);
-			kept += !ent_empty(e) && e->key % c.drop_mod;
+			kept += !oat_empty(&few_type, e) && e->key % c.drop_mod;
 		}
 		oat_sweep(&t, &few_type, drop_some, &c);
 		UASSERT(c.calls == n, "round %d: %zu calls for %zu entries", round,
@@ -320,11 +328,12 @@ static void test_oatable_sweep_sees_each_once(void)
 static void test_oatable_random_against_model(void)
 {
 	enum { KEYS = 300 };
-	static const struct oat_type *types[] = { &ent_type, &few_type, &low_type };
+	static const struct oat_type *types[] = { &ent_type, &few_type, &low_type,
+						  &byte_type, &key0_type };
 	unsigned long long seed = 42;
 	size_t ti;
 
-	for (ti = 0; ti < 3; ti++) {
+	for (ti = 0; ti < sizeof(types) / sizeof(types[0]); ti++) {
 		const struct oat_type *ty = types[ti];
 		struct oat_table t = { 0 };
 		__u64 model[KEYS];	/* value + 1, 0: absent */
@@ -333,7 +342,7 @@ static void test_oatable_random_against_model(void)
 
 		memset(model, 0, sizeof(model));
 		for (step = 0; step < 20000; step++) {
-			__u64 key = unit_rand(&seed) % KEYS, r = unit_rand(&seed) % 3;
+			__u64 key = 1 + unit_rand(&seed) % (KEYS - 1), r = unit_rand(&seed) % 3;
 			struct ent *e = oat_find(&t, ty, &key);
 			bool found;
 
