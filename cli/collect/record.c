@@ -42,14 +42,8 @@ static inline bool join_eq(const void *entry, const void *key)
 }
 
 /* open addressing (core/oatable.h), at most half full */
-static const struct oat_type join_type = {
-	.size = sizeof(struct tracer_join_ent),
-	.hash = join_hash,
-	.eq = join_eq,
-	OAT_MARK(struct tracer_join_ent, used),
-	.min_cap = 256,
-	.load_pct = 50,
-};
+static const struct oat_type join_type =
+	OAT_TYPE(struct tracer_join_ent, join_hash, join_eq, used, 256, 50);
 
 static void req_to_event(const struct aios_req *r, struct tracer_event *e)
 {

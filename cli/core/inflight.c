@@ -18,14 +18,8 @@
 #define DEFAULT_MAX	(1U << 20)
 
 /* requests: the slot is the request, id 0 marks a free one */
-static const struct oat_type req_type = {
-	.size = sizeof(struct aio_req),
-	.hash = oat_u64_hash,
-	.eq = oat_u64_eq,
-	OAT_MARK(struct aio_req, id),
-	.min_cap = REQ_MIN_CAP,
-	.load_pct = 75,
-};
+static const struct oat_type req_type =
+	OAT_U64_TYPE(struct aio_req, id, REQ_MIN_CAP, 75);
 
 /* one group's depth; key 0 is a group too (no ctx, no device) */
 struct gslot {
@@ -35,14 +29,8 @@ struct gslot {
 	__u32 used;
 };
 
-static const struct oat_type gslot_type = {
-	.size = sizeof(struct gslot),
-	.hash = oat_u64_hash,
-	.eq = oat_u64_eq,
-	OAT_MARK(struct gslot, used),
-	.min_cap = GRP_MIN_CAP,
-	.load_pct = 75,
-};
+static const struct oat_type gslot_type =
+	OAT_U64_TYPE(struct gslot, used, GRP_MIN_CAP, 75);
 
 struct aio_inflight {
 	struct oat_table req;	/* struct aio_req by id */

@@ -94,6 +94,22 @@ static inline bool oat_u64_eq(const void *entry, const void *key)
 	return *(const __u64 *)entry == *(const __u64 *)key;
 }
 
+/*
+ * OAT_TYPE - the struct oat_type of entries of struct type: key hash and compare
+ * functions, free when field mark is 0, first min_cap slots, load limit load_pct.
+ * OAT_U64_TYPE - the same for entries that begin with a __u64 key.
+ */
+#define OAT_TYPE(type, hash_, eq_, mark, min_cap_, load_pct_) {		\
+	.size = sizeof(type),						\
+	.hash = (hash_),						\
+	.eq = (eq_),							\
+	OAT_MARK(type, mark),						\
+	.min_cap = (min_cap_),						\
+	.load_pct = (load_pct_),					\
+}
+#define OAT_U64_TYPE(type, mark, min_cap, load_pct)			\
+	OAT_TYPE(type, oat_u64_hash, oat_u64_eq, mark, min_cap, load_pct)
+
 /* oat_at - the entry in slot i (i < t->cap) */
 OAT_INLINE void *oat_at(const struct oat_table *t, const struct oat_type *ty, size_t i)
 {

@@ -87,14 +87,8 @@ struct rslot {
 	struct aio_row *row;	/* NULL: free slot */
 };
 
-static const struct oat_type rslot_type = {
-	.size = sizeof(struct rslot),
-	.hash = oat_u64_hash,
-	.eq = oat_u64_eq,
-	OAT_MARK(struct rslot, row),
-	.min_cap = MAP_MIN_CAP,
-	.load_pct = 75,
-};
+static const struct oat_type rslot_type =
+	OAT_U64_TYPE(struct rslot, row, MAP_MIN_CAP, 75);
 
 static void row_free(struct aio_row *r)
 {
@@ -388,7 +382,8 @@ static void row_close(struct aio_table *t, struct aio_row *r, double secs,
 	r->prev = r->total;
 	r->reads_s = (double)r->delta.reads / secs;
 	r->writes_s = (double)r->delta.writes / secs;
-	r->bytes_s = (double)(r->delta.read_bytes + r->delta.write_bytes) / secs;
+	r->bytes_s = (double)(r->delta.read_bytes +
+			      r->delta.write_bytes) / secs;
 	lat_stats(r, r->lat);
 	if (r->lat && r->lat->count) {
 		aio_hist_merge(&t->tot_lat, r->lat);

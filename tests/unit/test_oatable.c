@@ -17,14 +17,8 @@ struct ent {
 	bool used8;	/* the mark of byte_type: a byte */
 };
 
-static const struct oat_type ent_type = {
-	.size = sizeof(struct ent),
-	.hash = oat_u64_hash,
-	.eq = oat_u64_eq,
-	OAT_MARK(struct ent, used),
-	.min_cap = 4,
-	.load_pct = 75,
-};
+static const struct oat_type ent_type =
+	OAT_U64_TYPE(struct ent, used, 4, 75);
 
 /* home slot = key's low bits once the table has 16 slots: clusters on demand */
 static __u64 low_hash(const void *key)
@@ -32,14 +26,8 @@ static __u64 low_hash(const void *key)
 	return *(const __u64 *)key << 60;
 }
 
-static const struct oat_type low_type = {
-	.size = sizeof(struct ent),
-	.hash = low_hash,
-	.eq = oat_u64_eq,
-	OAT_MARK(struct ent, used),
-	.min_cap = 16,
-	.load_pct = 90,
-};
+static const struct oat_type low_type =
+	OAT_TYPE(struct ent, low_hash, oat_u64_eq, used, 16, 90);
 
 /* a few homes only: long runs that wrap around the end of the array */
 static __u64 few_hash(const void *key)
@@ -47,34 +35,16 @@ static __u64 few_hash(const void *key)
 	return oat_hash_u64(*(const __u64 *)key % 5);
 }
 
-static const struct oat_type few_type = {
-	.size = sizeof(struct ent),
-	.hash = few_hash,
-	.eq = oat_u64_eq,
-	OAT_MARK(struct ent, used),
-	.min_cap = 8,
-	.load_pct = 75,
-};
+static const struct oat_type few_type =
+	OAT_TYPE(struct ent, few_hash, oat_u64_eq, used, 8, 75);
 
 /* the mark a byte */
-static const struct oat_type byte_type = {
-	.size = sizeof(struct ent),
-	.hash = oat_u64_hash,
-	.eq = oat_u64_eq,
-	OAT_MARK(struct ent, used8),
-	.min_cap = 2,
-	.load_pct = 50,
-};
+static const struct oat_type byte_type =
+	OAT_U64_TYPE(struct ent, used8, 2, 50);
 
 /* the mark the key itself (8 bytes): key 0 is no key */
-static const struct oat_type key0_type = {
-	.size = sizeof(struct ent),
-	.hash = oat_u64_hash,
-	.eq = oat_u64_eq,
-	OAT_MARK(struct ent, key),
-	.min_cap = 32,
-	.load_pct = 75,
-};
+static const struct oat_type key0_type =
+	OAT_U64_TYPE(struct ent, key, 32, 75);
 
 static struct ent *put(struct oat_table *t, const struct oat_type *ty, __u64 key,
 		       __u64 val, bool *found)
@@ -342,7 +312,8 @@ static void test_oatable_random_against_model(void)
 
 		memset(model, 0, sizeof(model));
 		for (step = 0; step < 20000; step++) {
-			__u64 key = 1 + unit_rand(&seed) % (KEYS - 1), r = unit_rand(&seed) % 3;
+			__u64 key = 1 + unit_rand(&seed) % (KEYS - 1);
+			__u64 r = unit_rand(&seed) % 3;
 			struct ent *e = oat_find(&t, ty, &key);
 			bool found;
 
