@@ -1,29 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tracer.c - the tracer's life: open (filters, privileges, then tracer_attach.c),
- * the readers of what is attached, the ring buffer's records, close. The maps'
- * readers are in tracer_maps.c. See tracer.h.
+ * tracer.c - what an open tracer is asked most: the ring buffer's records and the
+ * join's sweep (tracer_poll, tracer_flush), names, the clock. Opening and attaching
+ * are in tracer_attach.c, the maps' readers in tracer_maps.c. See tracer.h.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <linux/magic.h>
 
 #include "aioscope.h"
 #include "buckets.h"
 #include "core/format.h"
-#include "privs.h"
 #include "tracer_int.h"
 
 _Static_assert(AIOS_HIST_SLOTS == AIO_HIST_BUCKETS, "histogram slots differ from buckets.h");
@@ -105,124 +100,9 @@ int tracer_fail(char *err, size_t len, int rc, const char *fmt, ...)
 }
 
 
-static int on_record(void *ctx, void *data, size_t size);
-
-/*
- * The ring's positions, for the join's sweep (tracer_poll): page 0 holds the
- * consumer's, page 1 the producer's; the kernel allows any read-only mapping.
- * Without them the sweep goes by the clock alone.
- */
-static void map_ring_positions(struct tracer *t)
-{
-	void *p;
-
-	t->rb_page = (size_t)sysconf(_SC_PAGESIZE);
-	p = mmap(NULL, 2 * t->rb_page, PROT_READ, MAP_SHARED,
-		 bpf_map__fd(t->skel->maps.events), 0);
-	t->rb_pos = p == MAP_FAILED ? NULL : p;
-}
-
-/* The readers of the attached programs: per-CPU sums, the ring buffer, the slots. */
-static int open_readers(struct tracer *t, char *err, size_t errlen)
-{
-	t->pcpu_buf = calloc(t->ncpus, sizeof(struct aios_hist));
-	if (!t->pcpu_buf)
-		return tracer_fail(err, errlen, -ENOMEM, "out of memory");
-	if (t->opts.events) {
-		t->rx.join_reap = t->opts.event_reap && t->mode != TRACER_MODE_SYSCALLS;
-		t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), on_record, t, NULL);
-		if (!t->rb)
-			return tracer_fail(err, errlen, -errno ?: -ENOMEM, "ring buffer: %s",
-				    strerror(errno));
-		map_ring_positions(t);
-	}
-	t->slots_len = (size_t)TRACER_SLOTS * sizeof(struct aios_slot);
-	t->slots = mmap(NULL, t->slots_len, PROT_READ, MAP_SHARED,
-			bpf_map__fd(t->skel->maps.slots), 0);
-	if (t->slots == MAP_FAILED) {
-		t->slots = NULL;
-		return tracer_fail(err, errlen, -errno, "cannot map the in-flight table: %s",
-			    strerror(errno));
-	}
-	return 0;
-}
-
-int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, size_t errlen)
-{
-	struct dev_filter df = { 0 };
-	struct statfs sfs;
-	struct tracer *t;
-	int rc;
-
-	*out = NULL;
-	rc = tracer_resolve_filters(opts, &df, err, errlen);
-	if (rc)
-		return rc;
-	rc = privs_check_bpf(err, errlen);
-	if (rc)
-		return rc;
-	if (access("/sys/kernel/btf/vmlinux", R_OK))
-		return tracer_fail(err, errlen, -ENOTSUP,
-			    "this kernel has no BTF (/sys/kernel/btf/vmlinux): CONFIG_DEBUG_INFO_BTF=y is needed");
-
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return tracer_fail(err, errlen, -ENOMEM, "out of memory");
-	t->opts = *opts;
-	t->cgroup_fd = -1;
-	tracer_log_setup(opts->verbose);
-
-	if (opts->cgroup) {
-		t->cgroup_fd = open(opts->cgroup, O_RDONLY | O_DIRECTORY);
-		if (t->cgroup_fd < 0) {
-			rc = tracer_fail(err, errlen, -EINVAL, "--cgroup %s: %s", opts->cgroup,
-				  strerror(errno));
-			goto out;
-		}
-		/* any other directory would only fail later, as a map update error */
-		if (fstatfs(t->cgroup_fd, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
-			rc = tracer_fail(err, errlen, -EINVAL,
-				  "--cgroup %s: not a cgroup v2 directory (one under /sys/fs/cgroup)",
-				  opts->cgroup);
-			goto out;
-		}
-	}
-	rc = tracer_attach(t, &df, err, errlen);
-	if (rc)
-		goto out;
-	rc = open_readers(t, err, errlen);
-	if (rc)
-		goto out;
-	t->last_sweep = tracer_now_ns();
-	t->attached_ns = t->last_sweep;
-	*out = t;
-	return 0;
-out:
-	tracer_close(t);
-	return rc;
-}
-
-void tracer_close(struct tracer *t)
-{
-	if (!t)
-		return;
-	ring_buffer__free(t->rb);
-	if (t->rb_pos)
-		munmap((void *)t->rb_pos, 2 * t->rb_page);
-	if (t->slots)
-		munmap((void *)t->slots, t->slots_len);
-	aioscope_bpf__destroy(t->skel);
-	if (t->cgroup_fd >= 0)
-		close(t->cgroup_fd);
-	free(t->pcpu_buf);
-	tracer_rx_free(&t->rx);
-	map_batch_free(&t->ib);
-	free(t);
-}
-
 /* ---- events ---- */
 
-static int on_record(void *ctx, void *data, size_t size)
+int tracer_on_record(void *ctx, void *data, size_t size)
 {
 	struct tracer *t = ctx;
 

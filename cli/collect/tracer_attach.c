@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tracer_attach.c - which attach mode and which hooks this kernel allows, and the
- * programs' load and attach in that mode; what was attached, for -v and the JSON
- * outputs (tracer_describe, tracer_hooks_json).
+ * tracer_attach.c - opening a tracer: which attach mode and which hooks this kernel
+ * allows, the programs' load and attach in that mode, the readers of what was
+ * attached (tracer_open), and close; what was attached, for -v and the JSON outputs
+ * (tracer_describe, tracer_hooks_json).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,18 +12,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <linux/magic.h>
 
 #include "aioscope.h"
 #include "core/json.h"
+#include "privs.h"
 #include "tracer_int.h"
 
 static const struct {
@@ -68,7 +73,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, args);
 }
 
-void tracer_log_setup(bool verbose)
+static void tracer_log_setup(bool verbose)
 {
 	g_verbose = verbose;
 	libbpf_set_print(libbpf_print);
@@ -503,6 +508,13 @@ static int attach_ordered(struct tracer *t, struct aioscope_bpf *s, enum tracer_
 /* Which reap hooks an attempt uses. */
 enum reap_via { REAP_NONE, REAP_FEXIT, REAP_TP };
 
+/* --dev resolved: a device, or a file on one (then its inode too) */
+struct dev_filter {
+	uint32_t dev;		/* kdev() of the device */
+	bool file;		/* a regular file: filter on its inode as well */
+	uint64_t ino;
+};
+
 /* The filters the programs apply before recording a request. */
 static void set_filters(struct aioscope_bpf *s, const struct tracer_opts *o,
 			const struct dev_filter *df)
@@ -855,8 +867,8 @@ static bool kernel_preempts_programs(void)
 }
 
 /* --comm checked, --dev resolved: a device, or a file (its device and inode). */
-int tracer_resolve_filters(const struct tracer_opts *opts, struct dev_filter *df, char *err,
-			   size_t errlen)
+static int tracer_resolve_filters(const struct tracer_opts *opts, struct dev_filter *df,
+				  char *err, size_t errlen)
 {
 	struct stat st;
 
@@ -942,11 +954,125 @@ static int cannot_trace(enum tracer_mode want, int rc, char *err, size_t errlen)
 }
 
 
-int tracer_attach(struct tracer *t, const struct dev_filter *df, char *err, size_t errlen)
+static int tracer_attach(struct tracer *t, const struct dev_filter *df, char *err,
+			 size_t errlen)
 {
 	int rc;
 
 	probe_kernel(t);
 	rc = try_modes(t, needs_reap(&t->opts), df);
 	return rc ? cannot_trace(t->opts.mode, rc, err, errlen) : 0;
+}
+
+/*
+ * The ring's positions, for the join's sweep (tracer_poll): page 0 holds the
+ * consumer's, page 1 the producer's; the kernel allows any read-only mapping.
+ * Without them the sweep goes by the clock alone.
+ */
+static void map_ring_positions(struct tracer *t)
+{
+	void *p;
+
+	t->rb_page = (size_t)sysconf(_SC_PAGESIZE);
+	p = mmap(NULL, 2 * t->rb_page, PROT_READ, MAP_SHARED,
+		 bpf_map__fd(t->skel->maps.events), 0);
+	t->rb_pos = p == MAP_FAILED ? NULL : p;
+}
+
+/* The readers of the attached programs: per-CPU sums, the ring buffer, the slots. */
+static int open_readers(struct tracer *t, char *err, size_t errlen)
+{
+	t->pcpu_buf = calloc(t->ncpus, sizeof(struct aios_hist));
+	if (!t->pcpu_buf)
+		return tracer_fail(err, errlen, -ENOMEM, "out of memory");
+	if (t->opts.events) {
+		t->rx.join_reap = t->opts.event_reap && t->mode != TRACER_MODE_SYSCALLS;
+		t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), tracer_on_record, t, NULL);
+		if (!t->rb)
+			return tracer_fail(err, errlen, -errno ?: -ENOMEM, "ring buffer: %s",
+				    strerror(errno));
+		map_ring_positions(t);
+	}
+	t->slots_len = (size_t)TRACER_SLOTS * sizeof(struct aios_slot);
+	t->slots = mmap(NULL, t->slots_len, PROT_READ, MAP_SHARED,
+			bpf_map__fd(t->skel->maps.slots), 0);
+	if (t->slots == MAP_FAILED) {
+		t->slots = NULL;
+		return tracer_fail(err, errlen, -errno, "cannot map the in-flight table: %s",
+			    strerror(errno));
+	}
+	return 0;
+}
+
+int tracer_open(struct tracer **out, const struct tracer_opts *opts, char *err, size_t errlen)
+{
+	struct dev_filter df = { 0 };
+	struct statfs sfs;
+	struct tracer *t;
+	int rc;
+
+	*out = NULL;
+	rc = tracer_resolve_filters(opts, &df, err, errlen);
+	if (rc)
+		return rc;
+	rc = privs_check_bpf(err, errlen);
+	if (rc)
+		return rc;
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		return tracer_fail(err, errlen, -ENOTSUP,
+			    "this kernel has no BTF (/sys/kernel/btf/vmlinux): CONFIG_DEBUG_INFO_BTF=y is needed");
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return tracer_fail(err, errlen, -ENOMEM, "out of memory");
+	t->opts = *opts;
+	t->cgroup_fd = -1;
+	tracer_log_setup(opts->verbose);
+
+	if (opts->cgroup) {
+		t->cgroup_fd = open(opts->cgroup, O_RDONLY | O_DIRECTORY);
+		if (t->cgroup_fd < 0) {
+			rc = tracer_fail(err, errlen, -EINVAL, "--cgroup %s: %s", opts->cgroup,
+				  strerror(errno));
+			goto out;
+		}
+		/* any other directory would only fail later, as a map update error */
+		if (fstatfs(t->cgroup_fd, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+			rc = tracer_fail(err, errlen, -EINVAL,
+				  "--cgroup %s: not a cgroup v2 directory (one under /sys/fs/cgroup)",
+				  opts->cgroup);
+			goto out;
+		}
+	}
+	rc = tracer_attach(t, &df, err, errlen);
+	if (rc)
+		goto out;
+	rc = open_readers(t, err, errlen);
+	if (rc)
+		goto out;
+	t->last_sweep = tracer_now_ns();
+	t->attached_ns = t->last_sweep;
+	*out = t;
+	return 0;
+out:
+	tracer_close(t);
+	return rc;
+}
+
+void tracer_close(struct tracer *t)
+{
+	if (!t)
+		return;
+	ring_buffer__free(t->rb);
+	if (t->rb_pos)
+		munmap((void *)t->rb_pos, 2 * t->rb_page);
+	if (t->slots)
+		munmap((void *)t->slots, t->slots_len);
+	aioscope_bpf__destroy(t->skel);
+	if (t->cgroup_fd >= 0)
+		close(t->cgroup_fd);
+	free(t->pcpu_buf);
+	tracer_rx_free(&t->rx);
+	map_batch_free(&t->ib);
+	free(t);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tracer_int.h - what the tracer's files share (tracer.c: open, close, the ring
- * buffer; tracer_attach.c: attach modes and hooks, load, attach; tracer_maps.c: the
- * maps' readers). Not for use outside cli/collect/: tracer.h is the interface.
+ * tracer_int.h - what the tracer's files share (tracer_attach.c: open, attach modes
+ * and hooks, load, attach, close; tracer.c: the ring buffer, names, the clock;
+ * tracer_maps.c: the maps' readers). Not for use outside cli/collect/: tracer.h is
+ * the interface.
  */
 #ifndef AIOSCOPE_TRACER_INT_H
 #define AIOSCOPE_TRACER_INT_H
@@ -83,24 +84,10 @@ struct tracer {
 	struct map_batch ib;
 };
 
-/* --dev resolved: a device, or a file on one (then its inode too) */
-struct dev_filter {
-	uint32_t dev;		/* kdev() of the device */
-	bool file;		/* a regular file: filter on its inode as well */
-	uint64_t ino;
-};
-
 /* tracer.c: formats the message into @err, returns @rc */
 int tracer_fail(char *err, size_t len, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-
-/* tracer_attach.c */
-/* libbpf's messages: warnings while probing only with -v, info and debug with -v */
-void tracer_log_setup(bool verbose);
-/* --comm checked, --dev resolved */
-int tracer_resolve_filters(const struct tracer_opts *opts, struct dev_filter *df, char *err,
-			   size_t errlen);
-/* what the kernel offers, then the best attach mode it allows, hook by hook */
-int tracer_attach(struct tracer *t, const struct dev_filter *df, char *err, size_t errlen);
+/* tracer.c: one ring-buffer record (libbpf's callback) */
+int tracer_on_record(void *ctx, void *data, size_t size);
 
 #endif /* AIOSCOPE_TRACER_INT_H */
