@@ -237,12 +237,83 @@ static void print_counts(const struct aio_hist *h)
 	}
 }
 
+/* One group's interval as a JSON line: its percentiles and non-empty buckets. */
+static void group_json(struct hist_env *env, struct tracer *t, uint64_t idx,
+		       const struct timespec *rt, const struct hgroup *g, const char *label,
+		       const struct aio_hist *d, const __u64 p[5])
+{
+	bool counts = g->kind == TRACER_HIST_SUBMIT_BATCH || g->kind == TRACER_HIST_REAP_BATCH;
+	struct aio_json *j = &env->j;
+	const char *mh;
+
+	aio_json_start_object(j);
+	aio_json_u64_field(j, "ts_ns", (uint64_t)rt->tv_sec * 1000000000ULL + rt->tv_nsec);
+	aio_json_u64_field(j, "interval", idx);
+	aio_json_string_field(j, "mode", tracer_mode_name(t));
+	aio_json_name(j, "missing_hooks");
+	aio_json_start_array(j);
+	for (int m = 0; (mh = tracer_missing_hook(t, m, NULL, NULL)); m++)
+		aio_json_string(j, mh);
+	aio_json_end_array(j);
+	aio_json_string_field(j, "hist", kind_name(g->kind));
+	aio_json_string_field(j, "by", counts ? "all" : tracer_group_name(env->o.hist_by));
+	aio_json_string_field(j, "group", label);
+	aio_json_u64_field(j, "count", d->count);
+	aio_json_u64_field(j, "p50_ns", p[0]);
+	aio_json_u64_field(j, "p90_ns", p[1]);
+	aio_json_u64_field(j, "p99_ns", p[2]);
+	aio_json_u64_field(j, "p999_ns", p[3]);
+	aio_json_u64_field(j, "max_ns", p[4]);
+	aio_json_name(j, "buckets");
+	aio_json_start_array(j);
+	for (unsigned int b = 0; b < AIO_HIST_BUCKETS; b++) {
+		if (!d->buckets[b])
+			continue;
+		aio_json_start_array(j);
+		aio_json_u64(j, aio_bucket_lower(b));
+		aio_json_u64(j, aio_bucket_upper(b));
+		aio_json_u64(j, d->buckets[b]);
+		aio_json_end_array(j);
+	}
+	aio_json_end_array(j);
+	aio_json_end_object(j);
+}
+
+/* One group's interval as text: a summary line, then the histogram. */
+static void group_text(const struct hist_env *env, const struct hgroup *g, const char *label,
+		       const struct aio_hist *d, const __u64 p[5])
+{
+	char s[5][16], what[80];
+
+	if (g->kind == TRACER_HIST_SUBMIT_BATCH || g->kind == TRACER_HIST_REAP_BATCH) {
+		printf("\n%s (%s per call): count %llu  p50 %llu  p90 %llu  p99 %llu  "
+		       "max %llu\n", kind_name(g->kind),
+		       g->kind == TRACER_HIST_SUBMIT_BATCH ? "requests" : "events",
+		       (unsigned long long)d->count, (unsigned long long)p[0],
+		       (unsigned long long)p[1], (unsigned long long)p[2],
+		       (unsigned long long)p[4]);
+		print_counts(d);
+		return;
+	}
+	for (int k = 0; k < 5; k++)
+		aio_fmt_ns(s[k], sizeof(s[k]), p[k]);
+	if (env->o.hist_by == TRACER_BY_NONE)
+		snprintf(what, sizeof(what), "%s", kind_name(g->kind));
+	else
+		snprintf(what, sizeof(what), "%s, %s %s", kind_name(g->kind),
+			 tracer_group_name(env->o.hist_by), label);
+	printf("\n%s: count %llu  p50 <=%s  p90 <=%s  p99 <=%s  "
+	       "p99.9 <=%s  max %s\n", what,
+	       (unsigned long long)d->count, s[0], s[1], s[2], s[3], s[4]);
+	aio_hist_print_log2(d, stdout, NULL);
+}
+
 static void print_interval(struct hist_env *env, struct tracer *t, uint64_t idx)
 {
+	static const double pct[5] = { 50, 90, 99, 99.9, 100 };
 	struct aio_hist d;
 	struct timespec rt;
 	char tbuf[32], lbuf[48];
-	const char *mh;
 	bool any = false;
 
 	clock_gettime(CLOCK_REALTIME, &rt);
@@ -258,10 +329,7 @@ static void print_interval(struct hist_env *env, struct tracer *t, uint64_t idx)
 	for (size_t i = 0; i < env->ng; i++) {
 		struct hgroup *g = &env->g[i];
 		const char *label = group_label(env, g->kind, g->group, lbuf, sizeof(lbuf));
-		bool counts = g->kind == TRACER_HIST_SUBMIT_BATCH ||
-			      g->kind == TRACER_HIST_REAP_BATCH;
 		__u64 p[5] = { 0 };
-		static const double pct[5] = { 50, 90, 99, 99.9, 100 };
 
 		aio_hist_diff(&d, &g->cum, &g->prev);
 		g->prev = g->cum;
@@ -271,67 +339,10 @@ static void print_interval(struct hist_env *env, struct tracer *t, uint64_t idx)
 		for (int k = 0; k < 5; k++)
 			aio_hist_percentile(&d, pct[k], &p[k]);
 		p[4] = d.max;
-		if (env->json) {
-			struct aio_json *j = &env->j;
-
-			aio_json_start_object(j);
-			aio_json_u64_field(j, "ts_ns", (uint64_t)rt.tv_sec * 1000000000ULL +
-					   rt.tv_nsec);
-			aio_json_u64_field(j, "interval", idx);
-			aio_json_string_field(j, "mode", tracer_mode_name(t));
-			aio_json_name(j, "missing_hooks");
-			aio_json_start_array(j);
-			for (int m = 0; (mh = tracer_missing_hook(t, m, NULL, NULL)); m++)
-				aio_json_string(j, mh);
-			aio_json_end_array(j);
-			aio_json_string_field(j, "hist", kind_name(g->kind));
-			aio_json_string_field(j, "by", counts ? "all" :
-					      tracer_group_name(env->o.hist_by));
-			aio_json_string_field(j, "group", label);
-			aio_json_u64_field(j, "count", d.count);
-			aio_json_u64_field(j, "p50_ns", p[0]);
-			aio_json_u64_field(j, "p90_ns", p[1]);
-			aio_json_u64_field(j, "p99_ns", p[2]);
-			aio_json_u64_field(j, "p999_ns", p[3]);
-			aio_json_u64_field(j, "max_ns", p[4]);
-			aio_json_name(j, "buckets");
-			aio_json_start_array(j);
-			for (unsigned int b = 0; b < AIO_HIST_BUCKETS; b++) {
-				if (!d.buckets[b])
-					continue;
-				aio_json_start_array(j);
-				aio_json_u64(j, aio_bucket_lower(b));
-				aio_json_u64(j, aio_bucket_upper(b));
-				aio_json_u64(j, d.buckets[b]);
-				aio_json_end_array(j);
-			}
-			aio_json_end_array(j);
-			aio_json_end_object(j);
-		} else if (counts) {
-			printf("\n%s (%s per call): count %llu  p50 %llu  p90 %llu  p99 %llu  "
-			       "max %llu\n", kind_name(g->kind),
-			       g->kind == TRACER_HIST_SUBMIT_BATCH ? "requests" : "events",
-			       (unsigned long long)d.count, (unsigned long long)p[0],
-			       (unsigned long long)p[1], (unsigned long long)p[2],
-			       (unsigned long long)p[4]);
-			print_counts(&d);
-		} else {
-			char s[5][16];
-
-			for (int k = 0; k < 5; k++)
-				aio_fmt_ns(s[k], sizeof(s[k]), p[k]);
-			char what[80];
-
-			if (env->o.hist_by == TRACER_BY_NONE)
-				snprintf(what, sizeof(what), "%s", kind_name(g->kind));
-			else
-				snprintf(what, sizeof(what), "%s, %s %s", kind_name(g->kind),
-					 tracer_group_name(env->o.hist_by), label);
-			printf("\n%s: count %llu  p50 <=%s  p90 <=%s  p99 <=%s  "
-			       "p99.9 <=%s  max %s\n", what,
-			       (unsigned long long)d.count, s[0], s[1], s[2], s[3], s[4]);
-			aio_hist_print_log2(&d, stdout, NULL);
-		}
+		if (env->json)
+			group_json(env, t, idx, &rt, g, label, &d, p);
+		else
+			group_text(env, g, label, &d, p);
 	}
 	if (!env->json && !any)
 		printf("(no requests)\n");
