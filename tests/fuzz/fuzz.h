@@ -7,6 +7,7 @@
 #ifndef AIOSCOPE_FUZZ_H
 #define AIOSCOPE_FUZZ_H
 
+#include <ctype.h>
 #include <locale.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -159,13 +160,10 @@ static inline bool jp_lit(struct jp *p, const char *lit)
 
 static inline int jp_hex(unsigned char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	static const char digits[] = "0123456789abcdef";
+	const char *p = c ? strchr(digits, tolower(c)) : NULL;
+
+	return p ? (int)(p - digits) : -1;
 }
 
 static inline bool jp_string(struct jp *p)
