@@ -142,10 +142,16 @@ static const char *kind_name(enum tracer_hist_kind k)
 	return (unsigned int)k < TRACER_HIST_NR ? n[k] : "?";
 }
 
+/* Batch sizes (requests per io_submit, events per reap) are counts, never grouped. */
+static bool is_batch_kind(enum tracer_hist_kind kind)
+{
+	return kind == TRACER_HIST_SUBMIT_BATCH || kind == TRACER_HIST_REAP_BATCH;
+}
+
 static const char *group_label(const struct hist_env *env, enum tracer_hist_kind kind,
 			       uint64_t g, char *buf, size_t len)
 {
-	if (kind == TRACER_HIST_SUBMIT_BATCH || kind == TRACER_HIST_REAP_BATCH)
+	if (is_batch_kind(kind))
 		return "all";
 	switch (env->o.hist_by) {
 	case TRACER_BY_OP:
@@ -242,7 +248,7 @@ static void group_json(struct hist_env *env, struct tracer *t, uint64_t idx,
 		       const struct timespec *rt, const struct hgroup *g, const char *label,
 		       const struct aio_hist *d, const __u64 p[5])
 {
-	bool counts = g->kind == TRACER_HIST_SUBMIT_BATCH || g->kind == TRACER_HIST_REAP_BATCH;
+	bool counts = is_batch_kind(g->kind);
 	struct aio_json *j = &env->j;
 	const char *mh;
 
@@ -285,7 +291,7 @@ static void group_text(const struct hist_env *env, const struct hgroup *g, const
 {
 	char s[5][16], what[80];
 
-	if (g->kind == TRACER_HIST_SUBMIT_BATCH || g->kind == TRACER_HIST_REAP_BATCH) {
+	if (is_batch_kind(g->kind)) {
 		printf("\n%s (%s per call): count %llu  p50 %llu  p90 %llu  p99 %llu  "
 		       "max %llu\n", kind_name(g->kind),
 		       g->kind == TRACER_HIST_SUBMIT_BATCH ? "requests" : "events",
