@@ -225,7 +225,11 @@ int tracer_poll(struct tracer *t, int timeout_ms, tracer_event_fn cb, void *ctx)
 /* Deliver events still waiting for a reap (with reap_ns = TRACER_REAP_NONE). */
 int tracer_flush(struct tracer *t, tracer_event_fn cb, void *ctx);
 
-/* Call @cb for each pending request (unordered). Returns the count or -errno. */
+/*
+ * Call @cb for each pending request (unordered): requests that were all pending at
+ * one instant of the call, so never more than were in flight (tracer_maps.c).
+ * Returns the count or -errno.
+ */
 int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx);
 
 /*

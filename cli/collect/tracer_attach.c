@@ -1074,5 +1074,6 @@ void tracer_close(struct tracer *t)
 	free(t->pcpu_buf);
 	tracer_rx_free(&t->rx);
 	map_batch_free(&t->ib);
+	free(t->seen);
 	free(t);
 }

@@ -80,6 +80,9 @@ struct tracer {
 	/* the in-flight slots, mapped read-only */
 	const struct aios_slot *slots;
 	size_t slots_len;
+	/* a scan's first pass over them (tracer_inflight_foreach) */
+	struct slot_seen *seen;
+	size_t seen_cap;
 	/* batch buffers for the in-flight table */
 	struct map_batch ib;
 };

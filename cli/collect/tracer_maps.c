@@ -60,44 +60,92 @@ static int inflight_each(void *ctx, const void *val)
 	return inflight_one(val, e->cb, e->ctx);
 }
 
-int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
-{
-	int fd = bpf_map__fd(t->skel->maps.inflight);
-	uint32_t cap = bpf_map__max_entries(t->skel->maps.inflight);
-	struct inflight_lookup lk = { .fd = fd };
-	struct inflight_cb each = { .cb = cb, .ctx = ctx };
-	int n = 0, rc;
+/* A slot as the first pass of a scan found it: which, at which write, holding what. */
+struct slot_seen {
+	uint32_t i;
+	uint64_t seq;
+	struct aios_req r;
+};
 
-	/*
-	 * The slots: copy each between two reads of its sequence count, and keep the
-	 * copy only if no write began or ended meanwhile and it still names the request
-	 * that holds the slot (the contract at struct aios_slot).
-	 */
-	for (size_t i = 0; i < TRACER_SLOTS; i++) {
+/* The first pass: a consistent copy of each occupied slot into t->seen; their count. */
+static int slots_first_pass(struct tracer *t, size_t *out)
+{
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < TRACER_SLOTS; i++) {
 		const struct aios_slot *s = &t->slots[i];
-		struct aios_req r;
+		struct slot_seen *e;
 		uint64_t k, seq;
 
 		seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
 		k = __atomic_load_n(&s->kiocb, __ATOMIC_ACQUIRE);
 		if (!k || (seq & 1))
 			continue;
-		memcpy(&r, &s->req, sizeof(r));
+		if (n == t->seen_cap) {
+			size_t cap = t->seen_cap ? 2 * t->seen_cap : 256;
+			struct slot_seen *v = realloc(t->seen, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			t->seen = v;
+			t->seen_cap = cap;
+		}
+		e = &t->seen[n];
+		memcpy(&e->r, &s->req, sizeof(e->r));
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) != seq ||
-		    __atomic_load_n(&s->kiocb, __ATOMIC_RELAXED) != k || r.id != k || !r.ts)
+		    __atomic_load_n(&s->kiocb, __ATOMIC_RELAXED) != k || e->r.id != k || !e->r.ts)
 			continue;
+		e->i = i;
+		e->seq = seq;
 		n++;
-		rc = inflight_one(&r, cb, ctx);
-		if (rc)
-			return rc;
 	}
+	*out = n;
+	return 0;
+}
+
+int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
+{
+	int fd = bpf_map__fd(t->skel->maps.inflight);
+	uint32_t cap = bpf_map__max_entries(t->skel->maps.inflight);
+	struct inflight_lookup lk = { .fd = fd };
+	struct inflight_cb each = { .cb = cb, .ctx = ctx };
+	size_t nseen;
+	int n, rc;
+
+	/*
+	 * The slots, in two passes. The first copies each slot between two reads of its
+	 * sequence count and keeps the copy only if no write began or ended meanwhile
+	 * and it still names the request that holds the slot (the contract at struct
+	 * aios_slot). Walking 16,384 slots takes long enough to be preempted while one
+	 * request completes and the next takes a slot further on: one pass would count
+	 * both (3 in flight at iodepth 2). So a copy is handed out only if, after the
+	 * hash map's walk, its slot's count has not moved: that request was pending from
+	 * the end of the first pass to the start of the second, and so were all the
+	 * others handed out: one instant's requests, never more than were in flight.
+	 */
+	rc = slots_first_pass(t, &nseen);
+	if (rc)
+		return rc;
 	/* the hash map: in batches (an allocation failure leaves no half state) */
 	rc = map_batch_alloc(&t->ib, cap, sizeof(struct aios_key), sizeof(struct aios_req));
 	if (rc)
 		return rc;
 	rc = map_batch_walk(&t->ib, inflight_batch, &lk, inflight_each, &each);
-	return rc < 0 ? rc : n + rc;
+	if (rc < 0)
+		return rc;
+	n = rc;
+	for (size_t j = 0; j < nseen; j++) {
+		const struct slot_seen *e = &t->seen[j];
+
+		if (__atomic_load_n(&t->slots[e->i].seq, __ATOMIC_ACQUIRE) != e->seq)
+			continue;	/* completed (or replaced) during the scan */
+		n++;
+		rc = inflight_one(&e->r, cb, ctx);
+		if (rc)
+			return rc;
+	}
+	return n;
 }
 
 _Static_assert(TRACER_STACK_DEPTH == AIOS_STACK_DEPTH, "stack depths differ");
