@@ -830,10 +830,36 @@ static int try_mode(struct tracer *t, enum tracer_mode mode, bool need_reap,
 }
 
 /*
+ * A PREEMPT_DYNAMIC kernel told nothing on its command line runs in its build's
+ * default model: 1 preempts, 0 does not, -1 unknown (no /boot/config-RELEASE).
+ */
+static int build_default_preempts(const char *release)
+{
+	char path[300], line[128];
+	int ret = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/boot/config-%s", release);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (ret < 0 && fgets(line, sizeof(line), f)) {
+		if (!strcmp(line, "CONFIG_PREEMPT=y\n") || !strcmp(line, "CONFIG_PREEMPT_LAZY=y\n"))
+			ret = 1;
+		else if (!strcmp(line, "CONFIG_PREEMPT_VOLUNTARY=y\n") ||
+			 !strcmp(line, "CONFIG_PREEMPT_NONE=y\n"))
+			ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
  * Does the kernel preempt a task inside a BPF program (full, lazy or RT preemption)?
- * A PREEMPT_DYNAMIC kernel says which model it runs in debugfs (or was told on its
- * command line); a kernel that cannot say is taken to preempt: a third twin costs one
- * program run per call, a lost call costs a wrong count.
+ * A PREEMPT_DYNAMIC kernel says which model it runs in debugfs (with
+ * CONFIG_SCHED_DEBUG), or was told on its command line, or runs its build's default;
+ * a kernel that cannot say is taken to preempt: a third twin costs one program run
+ * per call, a lost call costs a wrong count. tests/tracer/run decides the same way.
  */
 static bool kernel_preempts_programs(void)
 {
@@ -862,8 +888,10 @@ static bool kernel_preempts_programs(void)
 		fclose(f);
 		if (got && (strstr(buf, "preempt=none") || strstr(buf, "preempt=voluntary")))
 			return false;
+		if (got && (strstr(buf, "preempt=full") || strstr(buf, "preempt=lazy")))
+			return true;
 	}
-	return true;
+	return build_default_preempts(u.release) != 0;
 }
 
 /* --comm checked, --dev resolved: a device, or a file (its device and inode). */
