@@ -140,16 +140,16 @@ int aiodev_pending_parse_line(const char *line, struct stuck_req *r)
 
 #define KEY(s) (klen == sizeof(s) - 1 && !memcmp(k, s, klen))
 		if (KEY("comm")) {	/* the driver writes \xHH for unsafe bytes */
-			aio_unescape_hex(r->comm, sizeof(r->comm), v, vlen);
+			aio_unescape_hex(r->req.comm, sizeof(r->req.comm), v, vlen);
 			continue;
 		}
 		if (KEY("api")) {
-			r->api = word_enum(tracer_api_parse, v, vlen, AIOS_API_OTHER);
+			r->req.api = word_enum(tracer_api_parse, v, vlen, AIOS_API_OTHER);
 			r->has_api = vlen != 0;	/* "api=": none named, as no api= */
 			continue;
 		}
 		if (KEY("op")) {
-			r->op = word_enum(tracer_op_parse, v, vlen, AIOS_OP_OTHER);
+			r->req.op = word_enum(tracer_op_parse, v, vlen, AIOS_OP_OTHER);
 			seen |= F_OP;
 			continue;
 		}
@@ -160,19 +160,19 @@ int aiodev_pending_parse_line(const char *line, struct stuck_req *r)
 		if (field_u64(v, vlen, &x))
 			return -1;
 		if (KEY("id")) {
-			r->id = x;
+			r->req.id = x;
 			seen |= F_ID;
 		} else if (KEY("pid")) {
-			r->pid = (int32_t)x;
+			r->req.pid = (int32_t)x;
 			seen |= F_PID;
 		} else if (KEY("tid")) {
-			r->tid = (int32_t)x;
+			r->req.tid = (int32_t)x;
 			seen |= F_TID;
 		} else if (KEY("off")) {
-			r->offset = x;
+			r->req.offset = (int64_t)x;
 			seen |= F_OFF;
 		} else if (KEY("len")) {
-			r->bytes = x;
+			r->req.bytes = x;
 			seen |= F_LEN;
 		} else if (KEY("age_ns")) {
 			r->age_ns = x;
@@ -180,16 +180,16 @@ int aiodev_pending_parse_line(const char *line, struct stuck_req *r)
 		} else if (KEY("stalled")) {
 			r->stalled = x ? 1 : 0;
 		} else if (KEY("ctx")) {
-			r->ctx = x;
+			r->req.ctx = x;
 		} else if (KEY("obj")) {
-			r->obj = x;
+			r->req.obj = x;
 		}
 #undef KEY
 	}
 	if ((seen & (F_ID | F_PID | F_OP | F_AGE)) != (F_ID | F_PID | F_OP | F_AGE))
 		return -1;
 	if (!(seen & F_TID))
-		r->tid = r->pid;
+		r->req.tid = r->req.pid;
 	return 0;
 }
 

@@ -29,7 +29,8 @@ int parse_seconds(const char *s, bool allow_zero, double *out);
 int parse_mode(const char *s, enum tracer_mode *m);
 
 /*
- * Parse one line of an aiodev pending listing into @r (path set by the caller).
+ * Parse one line of an aiodev pending listing into @r (its age into age_ns; the
+ * submit time, source and path are the caller's).
  * Returns 0, or -1 when the line is malformed.
  */
 int aiodev_pending_parse_line(const char *line, struct stuck_req *r);

@@ -12,6 +12,7 @@
 
 #include "parse.h"
 #include "stuck_src.h"
+#include "tracer.h"
 
 #define AIODEV_DEBUGFS "/sys/kernel/debug/aiodev"
 
@@ -44,6 +45,8 @@ struct stuck_req *stuck_list_add(struct stuck_list *l)
 	}
 	r = &l->v[l->n++];
 	memset(r, 0, sizeof(*r));
+	r->req.kstack_id = -1;
+	r->req.ustack_id = -1;
 	r->stalled = -1;
 	r->nr_ustack = -1;
 	r->nr_kstack = -1;
@@ -60,7 +63,7 @@ static int stuck_cmp(const void *pa, const void *pb)
 	const struct stuck_req *a = pa, *b = pb;
 	int c = cmp_u64(b->age_ns, a->age_ns);	/* oldest first */
 
-	return c ? c : cmp_u64(a->id, b->id);
+	return c ? c : cmp_u64(a->req.id, b->req.id);
 }
 
 void stuck_list_sort(struct stuck_list *l)
@@ -72,12 +75,12 @@ void stuck_list_sort(struct stuck_list *l)
 
 static int key_cmp_id(const void *pa, const void *pb)
 {
-	return cmp_u64(((const struct stuck_req *)pa)->id, ((const struct stuck_req *)pb)->id);
+	return cmp_u64(((const struct stuck_req *)pa)->req.id, ((const struct stuck_req *)pb)->req.id);
 }
 
 static int key_cmp_obj(const void *pa, const void *pb)
 {
-	return cmp_u64(((const struct stuck_req *)pa)->obj, ((const struct stuck_req *)pb)->obj);
+	return cmp_u64(((const struct stuck_req *)pa)->req.obj, ((const struct stuck_req *)pb)->req.obj);
 }
 
 void stuck_list_index(struct stuck_list *l, bool by_user_iocb)
@@ -104,7 +107,7 @@ void stuck_list_filter_pid(struct stuck_list *l, int32_t pid)
 	size_t i, j = 0;
 
 	for (i = 0; i < l->n; i++)
-		if (l->v[i].pid == pid)
+		if (l->v[i].req.pid == pid)
 			l->v[j++] = l->v[i];
 	l->n = j;
 	l->nindexed = 0;
@@ -114,9 +117,13 @@ static int read_one(const char *file, const char *devname, struct stuck_list *l)
 {
 	char line[512];
 	FILE *f = fopen(file, "re");
+	uint64_t now;
 
 	if (!f)
 		return -errno;
+	/* the listing's ages are from its open (aiodev's clock is the tracer's):
+	 * a submit time from a later now is never earlier than the true one */
+	now = tracer_now_ns();
 	while (fgets(line, sizeof(line), f)) {
 		struct stuck_req *r = stuck_list_add(l);
 
@@ -128,6 +135,7 @@ static int read_one(const char *file, const char *devname, struct stuck_list *l)
 			l->n--;		/* skip a malformed line */
 			continue;
 		}
+		r->req.submit_ns = now > r->age_ns ? now - r->age_ns : 0;
 		r->src = STUCK_SRC_DEBUGFS;
 		snprintf(r->path, sizeof(r->path), "/dev/%.100s", devname);
 	}
@@ -176,8 +184,6 @@ int aiodev_pending_read(const char *root, struct stuck_list *l)
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-
-#include "tracer.h"
 
 #define KDEV_MAJOR(d) ((unsigned int)((d) >> 20))
 #define KDEV_MINOR(d) ((unsigned int)((d) & 0xfffff))
@@ -300,7 +306,7 @@ const char *top_file_name(int32_t pid, uint32_t kdev, uint64_t ino, char *buf, s
 }
 
 /* The submit stacks of @q, when the tracer records them (else they stay -1). */
-static void add_stacks(struct tracer *t, struct stuck_req *r, const struct tracer_inflight *q)
+static void add_stacks(struct tracer *t, struct stuck_req *r, const struct pending_req *q)
 {
 	int n = tracer_stack_read(t, q->kstack_id, r->kstack, STUCK_STACK_MAX);
 
@@ -312,7 +318,7 @@ static void add_stacks(struct tracer *t, struct stuck_req *r, const struct trace
 }
 
 /* The debugfs entry of @l for the tracer's request @q, or NULL. */
-static struct stuck_req *debugfs_twin(struct stuck_list *l, const struct tracer_inflight *q,
+static struct stuck_req *debugfs_twin(struct stuck_list *l, const struct pending_req *q,
 				      bool by_user_iocb)
 {
 	size_t lo = 0, hi = l->nindexed;
@@ -321,13 +327,13 @@ static struct stuck_req *debugfs_twin(struct stuck_list *l, const struct tracer_
 		while (lo < hi) {	/* the first entry whose key is not below q's */
 			size_t mid = lo + (hi - lo) / 2;
 
-			if ((by_user_iocb ? l->v[mid].obj : l->v[mid].id) < q->id)
+			if ((by_user_iocb ? l->v[mid].req.obj : l->v[mid].req.id) < q->id)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
 		for (; lo < l->nindexed; lo++) {
-			if ((by_user_iocb ? l->v[lo].obj : l->v[lo].id) != q->id)
+			if ((by_user_iocb ? l->v[lo].req.obj : l->v[lo].req.id) != q->id)
 				return NULL;
 			if (stuck_same_request(&l->v[lo], q->id, q->pid, by_user_iocb))
 				return &l->v[lo];
@@ -344,7 +350,7 @@ static struct stuck_req *debugfs_twin(struct stuck_list *l, const struct tracer_
 	return NULL;
 }
 
-int stuck_add_tracer(struct stuck_list *l, struct tracer *t, const struct tracer_inflight *q,
+int stuck_add_tracer(struct stuck_list *l, struct tracer *t, const struct pending_req *q,
 		     uint64_t age_ns, bool by_user_iocb)
 {
 	struct stuck_req *r = debugfs_twin(l, q, by_user_iocb);
@@ -360,21 +366,10 @@ int stuck_add_tracer(struct stuck_list *l, struct tracer *t, const struct tracer
 	r = stuck_list_add(l);
 	if (!r)
 		return -ENOMEM;
+	r->req = *q;
 	add_stacks(t, r, q);
 	r->src = STUCK_SRC_TRACER;
-	r->id = q->id;
 	r->age_ns = age_ns;
-	r->offset = (uint64_t)q->offset;
-	r->bytes = q->bytes;
-	r->ctx = q->ctx;
-	r->obj = q->obj;
-	r->pid = q->pid;
-	r->tid = q->tid;
-	snprintf(r->comm, sizeof(r->comm), "%s", q->comm);
-	_Static_assert((int)TRACER_OP_OTHER == AIOS_OP_OTHER &&
-		       (int)TRACER_API_OTHER == AIOS_API_OTHER, "event.h names aioscope.h's values");
-	r->op = (enum aios_op)q->op;
-	r->api = (enum aios_api)q->api;
 	r->has_api = true;
 	top_file_name(q->pid, q->dev, q->ino, r->path, sizeof(r->path));
 	return 0;
@@ -392,7 +387,7 @@ struct from_tracer {
 	bool by_user_iocb;	/* syscalls mode: ids are user iocb pointers */
 };
 
-static int add_inflight(void *ctx, const struct tracer_inflight *q)
+static int add_inflight(void *ctx, const struct pending_req *q)
 {
 	struct from_tracer *ft = ctx;
 	uint64_t age = ft->now > q->submit_ns ? ft->now - q->submit_ns : 0;

@@ -27,6 +27,7 @@
 #include <linux/types.h>
 
 #include "request/event.h"
+#include "request/pending.h"
 
 
 enum tracer_mode {
@@ -113,28 +114,6 @@ struct tracer_opts {
 };
 
 
-/*
- * One pending request of the in-flight table. ctx, obj and comm are filled only
- * when the tracer was opened with opts.inflight (or opts.qd); open with
- * opts.inflight to use the table at all (a hist-only tracer keeps just what its
- * histograms need).
- */
-struct tracer_inflight {
-	uint64_t id;			/* request id */
-	uint64_t submit_ns;		/* age = tracer_now_ns() - submit_ns */
-	uint64_t ctx, obj;
-	uint64_t ino;
-	int64_t offset;
-	uint64_t bytes;
-	uint32_t dev;
-	int32_t pid, tid;
-	enum tracer_op op;
-	enum tracer_api api;		/* aio or uring */
-	char comm[TRACER_COMM_LEN];	/* "" unless opts.inflight or opts.events */
-	/* opts.stacks: ids for tracer_stack_read() of the stacks at submit; -1 none */
-	int32_t kstack_id, ustack_id;
-};
-
 /* Queue depth of one device / context / process (opts.qd). */
 enum tracer_qd_kind { TRACER_QD_TOTAL = 0, TRACER_QD_DEV, TRACER_QD_CTX, TRACER_QD_PID };
 
@@ -188,7 +167,7 @@ struct tracer_hist {
 
 struct tracer;
 
-typedef int (*tracer_inflight_fn)(void *ctx, const struct tracer_inflight *r);
+typedef int (*tracer_inflight_fn)(void *ctx, const struct pending_req *r);
 typedef int (*tracer_qd_fn)(void *ctx, const struct tracer_qd *q);
 typedef int (*tracer_hist_fn)(void *ctx, const struct tracer_hist *h);
 
@@ -228,16 +207,19 @@ int tracer_flush(struct tracer *t, tracer_event_fn cb, void *ctx);
 /*
  * Call @cb for each pending request (unordered): requests that were all pending at
  * one instant of the call, so never more than were in flight (tracer_maps.c).
- * Returns the count or -errno.
+ * Returns the count or -errno. ctx, obj and comm are filled only when the tracer
+ * was opened with opts.inflight (or opts.qd); open with opts.inflight to use the
+ * table at all (a hist-only tracer keeps just what its histograms need). api is
+ * AIOS_API_AIO or AIOS_API_URING.
  */
 int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx);
 
 /*
  * The frames (return addresses, innermost first) of stack @id of a pending request
- * (tracer_inflight.kstack_id or .ustack_id) into @ips. Returns the number of frames
+ * (pending_req.kstack_id or .ustack_id) into @ips. Returns the number of frames
  * (at most @max and TRACER_STACK_DEPTH), -ENOENT for id -1 or an unknown id, or
  * -EOPNOTSUPP when the tracer was opened without opts.stacks. User addresses belong
- * to the submitting process (tracer_inflight.pid).
+ * to the submitting process (pending_req.pid).
  */
 #define TRACER_STACK_DEPTH 32
 int tracer_stack_read(struct tracer *t, int32_t id, uint64_t *ips, int max);

@@ -17,14 +17,19 @@
 #include "buckets.h"
 #include "tracer_int.h"
 
+/* the in-flight table's values, handed out as they are */
+_Static_assert(TRACER_COMM_LEN == AIOS_COMM_LEN, "comm lengths differ");
+_Static_assert(sizeof(((struct aios_req *)0)->kstack) ==
+	       sizeof(((struct pending_req *)0)->kstack_id), "stack id sizes differ");
+
 static int inflight_one(const struct aios_req *r, tracer_inflight_fn cb, void *ctx)
 {
-	struct tracer_inflight f = {
+	struct pending_req f = {
 		.id = r->id, .submit_ns = r->ts, .ctx = r->ctx, .obj = r->obj,
 		.ino = r->ino, .offset = r->offset, .bytes = r->len,
 		.dev = r->dev, .pid = (int32_t)r->pid, .tid = (int32_t)r->tid,
-		.op = (enum tracer_op)r->op,
-		.api = r->api == AIOS_API_URING ? TRACER_API_URING : TRACER_API_AIO,
+		.op = (enum aios_op)r->op,	/* __u8 field of enum aios_op */
+		.api = r->api == AIOS_API_URING ? AIOS_API_URING : AIOS_API_AIO,
 		.kstack_id = r->kstack, .ustack_id = r->ustack,
 	};
 

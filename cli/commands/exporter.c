@@ -390,7 +390,7 @@ static int on_qd(void *ctx, const struct tracer_qd *q)
 	return 0;
 }
 
-static int on_inflight(void *ctx, const struct tracer_inflight *r)
+static int on_inflight(void *ctx, const struct pending_req *r)
 {
 	struct exporter *e = ctx;
 	struct devinfo *d = dev_get(e, r->dev);

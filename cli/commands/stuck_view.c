@@ -78,7 +78,7 @@ static void print_stacks(FILE *f, const struct stuck_req *r)
 			ksym_fmt(r->kstack[j], buf, sizeof(buf)));
 	fprintf(f, "    user stack:%s\n", r->nr_ustack > 0 ? "" : " not recorded");
 	if (r->nr_ustack > 0)
-		m = umaps_load(r->pid, &nm);
+		m = umaps_load(r->req.pid, &nm);
 	for (int j = 0; j < r->nr_ustack; j++)
 		fprintf(f, "      %s\n", umaps_fmt(m, nm, r->ustack[j], buf, sizeof(buf)));
 	free(m);
@@ -91,16 +91,17 @@ void stuck_print_plain(FILE *f, const struct stuck_list *l, bool stacks)
 		"OFFSET", "BYTES", "REQUEST");
 	for (size_t i = 0; i < l->n; i++) {
 		const struct stuck_req *r = &l->v[i];
-		char age[32], comm[sizeof(r->comm) * 4], path[STUCK_PATH_LEN * 4];
+		const struct pending_req *q = &r->req;
+		char age[32], comm[sizeof(q->comm) * 4], path[STUCK_PATH_LEN * 4];
 
 		fmt_age(age, sizeof(age), r->age_ns);
 		/* names chosen by other users reach the terminal escaped */
-		aio_fmt_term(comm, sizeof(comm), r->comm);
+		aio_fmt_term(comm, sizeof(comm), q->comm);
 		aio_fmt_term(path, sizeof(path), r->path);
 		fprintf(f, "%-9s %7d %7d %-15s %-5s %-6s %-16s %12" PRIu64 " %8" PRIu64
-			" 0x%" PRIx64 "%s%s\n", age, r->pid, r->tid, comm,
-			r->has_api ? stuck_api_name(r) : "-", stuck_op_name(r), path, r->offset,
-			r->bytes, r->id, r->stalled == 1 ? " stalled" : "",
+			" 0x%" PRIx64 "%s%s\n", age, q->pid, q->tid, comm,
+			r->has_api ? stuck_api_name(r) : "-", stuck_op_name(r), path,
+			(uint64_t)q->offset, q->bytes, q->id, r->stalled == 1 ? " stalled" : "",
 			stacks && r->src == STUCK_SRC_DEBUGFS && r->nr_kstack < 0 &&
 			r->nr_ustack < 0 ? " (no stack: pending before aioscope started)" : "");
 		if (stacks)
@@ -110,23 +111,25 @@ void stuck_print_plain(FILE *f, const struct stuck_list *l, bool stacks)
 
 void stuck_json_req(struct aio_json *j, const struct stuck_req *r, bool stacks)
 {
+	const struct pending_req *q = &r->req;
+
 	aio_json_start_object(j);
-	aio_json_hex_field(j, "id", r->id);
-	aio_json_s64_field(j, "pid", r->pid);
-	aio_json_s64_field(j, "tid", r->tid);
-	aio_json_string_field(j, "comm", r->comm);
+	aio_json_hex_field(j, "id", q->id);
+	aio_json_s64_field(j, "pid", q->pid);
+	aio_json_s64_field(j, "tid", q->tid);
+	aio_json_string_field(j, "comm", q->comm);
 	aio_json_string_field(j, "api", stuck_api_name(r));
 	aio_json_string_field(j, "op", stuck_op_name(r));
 	aio_json_string_field(j, "dev", r->path);
-	aio_json_u64_field(j, "offset", r->offset);
-	aio_json_u64_field(j, "bytes", r->bytes);
+	aio_json_u64_field(j, "offset", (uint64_t)q->offset);
+	aio_json_u64_field(j, "bytes", q->bytes);
 	aio_json_u64_field(j, "age_ns", r->age_ns);
 	if (r->stalled < 0)
 		aio_json_null_field(j, "stalled");
 	else
 		aio_json_bool_field(j, "stalled", r->stalled);
-	aio_json_hex_field(j, "ctx", r->ctx);
-	aio_json_hex_field(j, "obj", r->obj);
+	aio_json_hex_field(j, "ctx", q->ctx);
+	aio_json_hex_field(j, "obj", q->obj);
 	aio_json_string_field(j, "source", r->src == STUCK_SRC_DEBUGFS ? "debugfs" : "tracer");
 	if (stacks) {
 		const uint64_t *st[2] = { r->kstack, r->ustack };

@@ -142,7 +142,7 @@ static int on_event(void *ctx, const struct tracer_event *e)
 	return 0;
 }
 
-static int on_inflight(void *ctx, const struct tracer_inflight *q)
+static int on_inflight(void *ctx, const struct pending_req *q)
 {
 	struct top_collect *c = ctx;
 	struct aio_req r = {
@@ -209,7 +209,7 @@ static void aiodev_node(const char *path, struct aio_req *r)
  * attached and completed between the two reads would be counted with the requests
  * that replaced it (3 in flight at iodepth 2): those are left to the tracer.
  */
-static void fresh_add_debugfs(struct top_collect *c, uint64_t now)
+static void fresh_add_debugfs(struct top_collect *c)
 {
 	bool by_user_iocb = c->by_user_iocb;
 	uint64_t attached = tracer_attached_ns(c->tr);
@@ -218,30 +218,31 @@ static void fresh_add_debugfs(struct top_collect *c, uint64_t now)
 
 	for (size_t i = 0; i < c->pend.n; i++) {
 		const struct stuck_req *s = &c->pend.v[i];
+		const struct pending_req *q = &s->req;
 		struct aio_req r = {
-			.id = s->id ? s->id : 1,
-			.ts_ns = now > s->age_ns ? now - s->age_ns : 0,
-			.offset = (int64_t)s->offset,
-			.len = s->bytes,
-			.pid = (uint32_t)s->pid,
-			.tid = (uint32_t)s->tid,
-			.op = (__u8)s->op,
-			.api = (__u8)(s->has_api ? s->api : AIOS_API_AIO),
+			.id = q->id ? q->id : 1,
+			.ts_ns = q->submit_ns,
+			.offset = q->offset,
+			.len = q->bytes,
+			.pid = (uint32_t)q->pid,
+			.tid = (uint32_t)q->tid,
+			.op = (__u8)q->op,
+			.api = (__u8)(s->has_api ? q->api : AIOS_API_AIO),
 			.flags = s->stalled == 1 ? 1 : 0,
 		};
 
 		const struct aio_req *t;
 
-		if (env.pid && s->pid != env.pid)
+		if (env.pid && q->pid != env.pid)
 			continue;
 		if (r.ts_ns > attached)
 			continue;	/* submitted since the tracer attached: its own */
 		c->pre_attach = true;
-		t = aio_inflight_lookup(c->fresh, by_user_iocb ? s->obj : s->id);
+		t = aio_inflight_lookup(c->fresh, by_user_iocb ? q->obj : q->id);
 		if (t && stuck_same_request(s, t->id, (int32_t)t->pid, by_user_iocb))
 			continue;	/* the tracer has it, with its context */
 		aiodev_node(s->path, &r);
-		memcpy(r.comm, s->comm, sizeof(r.comm) - 1);
+		memcpy(r.comm, q->comm, sizeof(r.comm) - 1);
 		if (aio_inflight_insert(c->fresh, &r) == -ENOSPC)
 			c->sample_full++;
 	}
@@ -314,7 +315,7 @@ static int sample_scan(struct top_collect *c)
 	rc = tracer_inflight_foreach(c->tr, on_inflight, c);
 	if (rc < 0)
 		return rc;
-	fresh_add_debugfs(c, c->now);
+	fresh_add_debugfs(c);
 	if (c->sample_full > c->sample_full_max)
 		c->sample_full_max = c->sample_full;
 	return 0;

@@ -608,14 +608,15 @@ static void draw_stuck(const struct top_frame *fr, int py)
 	room--;
 	for (size_t i = 0; i < fr->stuck.n && room > 0; i++, room--) {
 		const struct stuck_req *r = &fr->stuck.v[i];
-		char comm[sizeof(r->comm) * 4], path[STUCK_PATH_LEN * 4];
+		char comm[sizeof(r->req.comm) * 4], path[STUCK_PATH_LEN * 4];
 
 		top_fmt_age(a, sizeof(a), r->age_ns);
-		aio_fmt_term(comm, sizeof(comm), r->comm);
+		aio_fmt_term(comm, sizeof(comm), r->req.comm);
 		aio_fmt_term(path, sizeof(path), r->path);
 		snprintf(line, sizeof(line),
 			 "%9s %7d %-15s %-5s %-16.16s %12" PRIu64 " %8" PRIu64 " 0x%" PRIx64,
-			 a, r->pid, comm, stuck_op_name(r), path, r->offset, r->bytes, r->id);
+			 a, r->req.pid, comm, stuck_op_name(r), path, (uint64_t)r->req.offset,
+			 r->req.bytes, r->req.id);
 		put(py++, 0, line);
 	}
 }

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A pending ("stuck") request as the stuck views show it, from the aiodev debugfs
- * listing or the tracer's in-flight table; the list of them (operations in
- * stuck_src.h). Plain values, op and api as the BPF object's enums (bpf/aioscope.h,
- * named in event.h): parse.c reads the listing's words into them, and only the
- * views (stuck's text and JSON, top's stuck panel) turn them back into words.
+ * A pending request, from the tracer to the views: struct pending_req is what the
+ * tracer's in-flight table hands out (tracer_inflight_foreach(), top scans thousands
+ * of them every sample, so it is small and plain) and what the aiodev debugfs listing
+ * gives (parse.c); struct stuck_req is a pending request as the stuck views show it
+ * (`aioscope stuck`, top's stuck panel): one pending_req and what those views add
+ * (where it came from, its path, whether aiodev stalled it, the captured stacks);
+ * the list of them (operations in collect/stuck_src.h). Plain values, op and api as
+ * the BPF object's enums (bpf/aioscope.h): parse.c reads the listing's words into
+ * them, and only the views (stuck's text and JSON, top's stuck panel) turn them back
+ * into words.
  */
 #ifndef AIOSCOPE_PENDING_H
 #define AIOSCOPE_PENDING_H
@@ -17,6 +22,32 @@
 #include "aioscope.h"
 #include "event.h"
 
+/*
+ * One pending request. Times are CLOCK_MONOTONIC ns, the tracer's clock and
+ * aiodev's (ktime_get_ns): age = tracer_now_ns() - submit_ns.
+ */
+struct pending_req {
+	uint64_t id;		/* request id: the kiocb address (the tracer in
+				 * syscalls mode: the user iocb pointer) */
+	uint64_t submit_ns;	/* submit time */
+	uint64_t ctx;		/* aio context user id, 0 if none */
+	uint64_t obj;		/* user iocb pointer, 0 if none */
+	uint64_t ino;		/* inode number, 0 unknown (a listing's entry) */
+	int64_t offset;		/* bytes */
+	uint64_t bytes;		/* bytes requested */
+	uint32_t dev;		/* kernel dev_t, 0 unknown (a listing's entry:
+				 * the device is its path, struct stuck_req) */
+	int32_t pid;		/* submitter tgid */
+	int32_t tid;		/* submitter thread id */
+	enum aios_op op;	/* read, write, fsync, ... */
+	enum aios_api api;	/* aio, uring, other (sync: never pending) */
+	char comm[TRACER_COMM_LEN];	/* submitter comm, NUL-terminated; "" unless the
+					 * tracer keeps it (opts.inflight or opts.events) */
+	/* the tracer's opts.stacks: ids for tracer_stack_read() of the stacks at
+	 * submit; -1 none */
+	int32_t kstack_id, ustack_id;
+};
+
 enum stuck_source {
 	STUCK_SRC_DEBUGFS,	/* /sys/kernel/debug/aiodev/aiodevN/pending */
 	STUCK_SRC_TRACER,	/* the tracer's in-flight table (submitted after start) */
@@ -25,21 +56,13 @@ enum stuck_source {
 #define STUCK_PATH_LEN	128
 #define STUCK_STACK_MAX	32
 
+/* A pending request as the stuck views show it. */
 struct stuck_req {
-	uint64_t id;		/* request id: kiocb address (or tracer id) */
-	uint64_t age_ns;	/* now - submit time */
-	uint64_t offset;	/* bytes */
-	uint64_t bytes;		/* bytes requested */
-	uint64_t ctx;		/* aio context user id, 0 if none */
-	uint64_t obj;		/* user iocb pointer, 0 if none */
-	int32_t pid;		/* submitter tgid */
-	int32_t tid;		/* submitter thread id */
+	struct pending_req req;
+	uint64_t age_ns;	/* its age when its source was read */
 	int stalled;		/* 1 stalled by stall_every, 0 not, -1 unknown */
 	enum stuck_source src;
-	enum aios_op op;	/* read, write, fsync, ... */
-	enum aios_api api;	/* aio, uring, other (sync: never pending) */
 	bool has_api;		/* false: a listing line that named no api */
-	char comm[17];
 	char path[STUCK_PATH_LEN]; /* device or file path */
 	int nr_ustack, nr_kstack;  /* -1: not captured */
 	uint64_t ustack[STUCK_STACK_MAX];
@@ -66,18 +89,18 @@ struct stuck_list {
 static inline bool stuck_same_request(const struct stuck_req *d, uint64_t tracer_id,
 				      int32_t tracer_pid, bool by_user_iocb)
 {
-	return (by_user_iocb ? d->obj : d->id) == tracer_id && d->pid == tracer_pid;
+	return (by_user_iocb ? d->req.obj : d->req.id) == tracer_id && d->req.pid == tracer_pid;
 }
 
 /* The words of op and api (the views' only way to them); api NULL when none named. */
 static inline const char *stuck_op_name(const struct stuck_req *r)
 {
-	return tracer_op_name((enum tracer_op)r->op);
+	return tracer_op_name((enum tracer_op)r->req.op);
 }
 
 static inline const char *stuck_api_name(const struct stuck_req *r)
 {
-	return r->has_api ? tracer_api_name((enum tracer_api)r->api) : NULL;
+	return r->has_api ? tracer_api_name((enum tracer_api)r->req.api) : NULL;
 }
 
 #endif

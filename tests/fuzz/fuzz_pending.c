@@ -20,15 +20,16 @@
 
 static void check_req(const struct stuck_req *r)
 {
-	char term[sizeof(r->comm) * 4], *out = NULL;
+	const struct pending_req *q = &r->req;
+	char term[sizeof(q->comm) * 4], *out = NULL;
 	size_t outlen = 0;
 	struct aio_json j;
 	FILE *f;
 
-	FUZZ_CHECK(memchr(r->comm, '\0', sizeof(r->comm)), "comm not terminated");
-	FUZZ_CHECK((unsigned int)r->op <= AIOS_OP_OTHER, "op %u out of range", r->op);
-	FUZZ_CHECK((unsigned int)r->api <= AIOS_API_OTHER, "api %u out of range", r->api);
-	aio_fmt_term(term, sizeof(term), r->comm);
+	FUZZ_CHECK(memchr(q->comm, '\0', sizeof(q->comm)), "comm not terminated");
+	FUZZ_CHECK((unsigned int)q->op <= AIOS_OP_OTHER, "op %u out of range", q->op);
+	FUZZ_CHECK((unsigned int)q->api <= AIOS_API_OTHER, "api %u out of range", q->api);
+	aio_fmt_term(term, sizeof(term), q->comm);
 	for (const char *p = term; *p; p++)
 		FUZZ_CHECK((unsigned char)*p >= 0x20 && *p != 0x7f, "control byte in comm");
 	/* the fields stuck --json writes from the listing */
@@ -36,8 +37,8 @@ static void check_req(const struct stuck_req *r)
 	FUZZ_CHECK(f, "open_memstream");
 	aio_json_init(&j, f, false);
 	aio_json_start_object(&j);
-	aio_json_s64_field(&j, "pid", r->pid);
-	aio_json_string_field(&j, "comm", r->comm);
+	aio_json_s64_field(&j, "pid", q->pid);
+	aio_json_string_field(&j, "comm", q->comm);
 	aio_json_string_field(&j, "api", stuck_api_name(r));
 	aio_json_string_field(&j, "op", stuck_op_name(r));
 	aio_json_u64_field(&j, "age_ns", r->age_ns);
@@ -101,12 +102,13 @@ static void roundtrip(struct fz *in)
 	memset(&r, 0, sizeof(r));
 	r.stalled = -1;
 	FUZZ_CHECK(aiodev_pending_parse_line(line, &r) == 0, "driver line refused: %s", line);
-	FUZZ_CHECK(!strcmp(r.comm, comm), "comm changed: %s", line);
-	FUZZ_CHECK(r.id == id && r.pid == (int32_t)pid && r.tid == (int32_t)tid &&
-		   r.offset == off && r.bytes == len && r.age_ns == age && r.ctx == ctx &&
-		   r.obj == obj && r.stalled == stalled, "a field changed: %s", line);
-	FUZZ_CHECK(r.op == (write ? AIOS_OP_WRITE : AIOS_OP_READ) && r.has_api &&
-		   r.api == api_of[api], "op/api changed: %s", line);
+	FUZZ_CHECK(!strcmp(r.req.comm, comm), "comm changed: %s", line);
+	FUZZ_CHECK(r.req.id == id && r.req.pid == (int32_t)pid && r.req.tid == (int32_t)tid &&
+		   (uint64_t)r.req.offset == off && r.req.bytes == len && r.age_ns == age &&
+		   r.req.ctx == ctx && r.req.obj == obj && r.stalled == stalled,
+		   "a field changed: %s", line);
+	FUZZ_CHECK(r.req.op == (write ? AIOS_OP_WRITE : AIOS_OP_READ) && r.has_api &&
+		   r.req.api == api_of[api], "op/api changed: %s", line);
 	check_req(&r);
 }
 
