@@ -75,12 +75,16 @@ void stuck_list_sort(struct stuck_list *l)
 
 static int key_cmp_id(const void *pa, const void *pb)
 {
-	return cmp_u64(((const struct stuck_req *)pa)->req.id, ((const struct stuck_req *)pb)->req.id);
+	const struct stuck_req *a = pa, *b = pb;
+
+	return cmp_u64(a->req.id, b->req.id);
 }
 
 static int key_cmp_obj(const void *pa, const void *pb)
 {
-	return cmp_u64(((const struct stuck_req *)pa)->req.obj, ((const struct stuck_req *)pb)->req.obj);
+	const struct stuck_req *a = pa, *b = pb;
+
+	return cmp_u64(a->req.obj, b->req.obj);
 }
 
 void stuck_list_index(struct stuck_list *l, bool by_user_iocb)

@@ -46,8 +46,8 @@ int stuck_from_tracer(struct tracer *t, struct stuck_list *l, uint64_t older_tha
 /*
  * One of the tracer's pending requests, pending @age_ns, into @l: its stacks onto the
  * debugfs entry already listed for the same request (stuck_same_request()), else a
- * new tracer entry (a copy of @q, with its file's path). For a caller that scans the in-flight table itself (top, once
- * per sample). Returns 0 or -ENOMEM.
+ * new tracer entry (a copy of @q, with its file's path). For a caller that scans the
+ * in-flight table itself (top, once per sample). Returns 0 or -ENOMEM.
  */
 int stuck_add_tracer(struct stuck_list *l, struct tracer *t, const struct pending_req *q,
 		     uint64_t age_ns, bool by_user_iocb);
