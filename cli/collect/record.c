@@ -60,8 +60,8 @@ static void req_to_event(const struct aios_req *r, struct tracer_event *e)
 	e->qd = r->qd;
 	e->pid = (int32_t)r->pid;
 	e->tid = (int32_t)r->tid;
-	e->api = (enum tracer_api)r->api;
-	e->op = (enum tracer_op)r->op;
+	e->api = (enum aios_api)r->api;
+	e->op = (enum aios_op)r->op;
 	e->driver_ns = (r->flags & AIOS_F_DRIVER) ? r->driver_ns : TRACER_DRIVER_NONE;
 	memcpy(e->comm, r->comm, TRACER_COMM_LEN);
 	e->comm[TRACER_COMM_LEN - 1] = 0;
@@ -151,7 +151,7 @@ int tracer_rx_record(struct tracer_rx *t, const void *data, size_t size)
 		e.ts_ns = d.ts;
 		e.lat_ns = d.ts - d.req.ts;
 		e.res = d.res;
-		e.state = (enum tracer_state)d.state;
+		e.state = (enum aios_state)d.state;
 		e.reap_ns = TRACER_REAP_NONE;
 		if (d.cancel_ts) {
 			e.cancel_pid = (int32_t)d.cancel_pid;

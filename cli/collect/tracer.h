@@ -40,7 +40,7 @@ enum tracer_mode {
 /* Histogram grouping for hist (and the group key reported with each histogram). */
 enum tracer_group {
 	TRACER_BY_NONE = 0,	/* one group, key 0 */
-	TRACER_BY_OP,		/* key: enum tracer_op */
+	TRACER_BY_OP,		/* key: enum aios_op */
 	TRACER_BY_PID,		/* key: submitter tgid */
 	TRACER_BY_DEV,		/* key: kernel dev_t (major << 20 | minor) */
 	TRACER_BY_CTX,		/* key: aio context user id (aio_context_t) */
@@ -67,18 +67,18 @@ enum tracer_hist_kind {
 /* The parts of a TRACER_BY_METRIC group key. */
 struct tracer_metric_key {
 	uint32_t dev;			/* kernel dev_t */
-	enum tracer_op op;
-	enum tracer_api api;
-	enum tracer_state state;
+	enum aios_op op;
+	enum aios_api api;
+	enum aios_state state;
 };
 
 static inline struct tracer_metric_key tracer_metric_group(uint64_t group)
 {
 	struct tracer_metric_key k = {
 		.dev = (uint32_t)(group >> 32),
-		.op = (enum tracer_op)(group & 0xff),
-		.api = (enum tracer_api)((group >> 8) & 0xff),
-		.state = (enum tracer_state)((group >> 16) & 0xff),
+		.op = (enum aios_op)(group & 0xff),
+		.api = (enum aios_api)((group >> 8) & 0xff),
+		.state = (enum aios_state)((group >> 16) & 0xff),
 	};
 
 	return k;

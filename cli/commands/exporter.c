@@ -636,11 +636,11 @@ static size_t series_labels(const struct series *s, struct aio_prom_label *l, bo
 	}
 	if (s->op >= 0) {
 		l[n].name = "op";
-		l[n++].value = tracer_op_name((enum tracer_op)s->op);
+		l[n++].value = tracer_op_name((enum aios_op)s->op);
 	}
 	if (with_api && s->api >= 0) {
 		l[n].name = "api";
-		l[n++].value = tracer_api_name((enum tracer_api)s->api);
+		l[n++].value = tracer_api_name((enum aios_api)s->api);
 	}
 	return n;
 }
@@ -670,9 +670,9 @@ static void write_hists(struct aio_prom *p, enum tracer_hist_kind kind, const ch
 static const char *result_name(int state)
 {
 	switch (state) {
-	case TRACER_DONE:
+	case AIOS_DONE:
 		return "done";
-	case TRACER_ERROR:
+	case AIOS_ERROR:
 		return "error";
 	default:
 		return "cancelled";

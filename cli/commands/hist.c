@@ -155,7 +155,7 @@ static const char *group_label(const struct hist_env *env, enum tracer_hist_kind
 		return "all";
 	switch (env->o.hist_by) {
 	case TRACER_BY_OP:
-		return tracer_op_name((enum tracer_op)g);
+		return tracer_op_name((enum aios_op)g);
 	case TRACER_BY_PID:
 		snprintf(buf, len, "%llu", (unsigned long long)g);
 		return buf;

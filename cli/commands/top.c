@@ -121,17 +121,17 @@ static int on_event(void *ctx, const struct tracer_event *e)
 		.pid = (uint32_t)e->pid,
 		.tid = (uint32_t)e->tid,
 		.dev = e->dev,
-		.op = (uint8_t)e->op,		/* enum tracer_op is enum aios_op */
+		.op = (uint8_t)e->op,		/* enum aios_op is enum aios_op */
 		.api = (uint8_t)e->api,
 	};
 
-	if (e->api == TRACER_API_SYNC)
+	if (e->api == AIOS_API_SYNC)
 		return 0;	/* the dashboard is about asynchronous requests */
 	memcpy(r.comm, e->comm, sizeof(r.comm));
 	r.comm[sizeof(r.comm) - 1] = '\0';
 	for (int g = 0; g < TOP_NR_GROUPS; g++) {
 		int rc = aio_table_complete(c->tab[g], &r, e->res > 0 ? (uint64_t)e->res : 0,
-					    e->res, e->lat_ns, e->state == TRACER_CANCELLED);
+					    e->res, e->lat_ns, e->state == AIOS_CANCELLED);
 
 		if (rc) {
 			c->err = rc;

@@ -15,12 +15,12 @@ _Static_assert(sizeof(op_names) / sizeof(op_names[0]) == AIOS_OP_OTHER + 1,
 _Static_assert(sizeof(api_names) / sizeof(api_names[0]) == AIOS_API_OTHER + 1,
 	       "a name for every enum aios_api");
 
-const char *tracer_op_name(enum tracer_op op)
+const char *tracer_op_name(enum aios_op op)
 {
 	return (unsigned int)op <= AIOS_OP_OTHER ? op_names[op] : "other";
 }
 
-const char *tracer_api_name(enum tracer_api api)
+const char *tracer_api_name(enum aios_api api)
 {
 	return (unsigned int)api <= AIOS_API_OTHER ? api_names[api] : "other";
 }
@@ -44,7 +44,7 @@ int tracer_api_parse(const char *s, size_t len)
 	return name_index(api_names, AIOS_API_OTHER + 1, s, len);
 }
 
-const char *tracer_state_name(enum tracer_state s)
+const char *tracer_state_name(enum aios_state s)
 {
 	static const char *const n[] = { "done", "error", "cancelled" };
 

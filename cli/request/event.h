@@ -15,14 +15,11 @@
 
 #define TRACER_COMM_LEN 16
 
-/* the BPF object's values (bpf/aioscope.h), the one source of them */
-enum tracer_op { TRACER_OP_READ = AIOS_OP_READ, TRACER_OP_WRITE = AIOS_OP_WRITE,
-		 TRACER_OP_FSYNC = AIOS_OP_FSYNC, TRACER_OP_FDSYNC = AIOS_OP_FDSYNC,
-		 TRACER_OP_POLL = AIOS_OP_POLL, TRACER_OP_OTHER = AIOS_OP_OTHER };
-enum tracer_api { TRACER_API_SYNC = AIOS_API_SYNC, TRACER_API_AIO = AIOS_API_AIO,
-		  TRACER_API_URING = AIOS_API_URING, TRACER_API_OTHER = AIOS_API_OTHER };
-enum tracer_state { TRACER_DONE = AIOS_DONE, TRACER_ERROR = AIOS_ERROR,
-		    TRACER_CANCELLED = AIOS_CANCELLED };
+/*
+ * op, api and state are the BPF object's enums (bpf/aioscope.h: enum aios_op,
+ * aios_api, aios_state), used as they are: one vocabulary from the kernel side to
+ * the views.
+ */
 
 #define TRACER_REAP_NONE UINT64_MAX	/* reap_ns when no io_getevents reaped it */
 #define TRACER_DRIVER_NONE UINT64_MAX	/* driver_ns when the driver is not aiodev */
@@ -48,9 +45,9 @@ struct tracer_event {
 	uint32_t qd;			/* device queue depth seen at submit (qd/hist --by qd) */
 	int32_t pid;			/* submitter tgid */
 	int32_t tid;			/* submitter thread */
-	enum tracer_api api;
-	enum tracer_op op;
-	enum tracer_state state;
+	enum aios_api api;
+	enum aios_op op;
+	enum aios_state state;
 	char comm[TRACER_COMM_LEN];	/* submitter comm, NUL-terminated */
 	/* cancelled requests (fentry mode, events): the io_cancel call that asked */
 	int32_t cancel_pid, cancel_tid;	/* 0: not known */
@@ -62,12 +59,12 @@ struct tracer_event {
 
 typedef int (*tracer_event_fn)(void *ctx, const struct tracer_event *e);
 
-const char *tracer_op_name(enum tracer_op op);
-const char *tracer_api_name(enum tracer_api api);
-const char *tracer_state_name(enum tracer_state s);
+const char *tracer_op_name(enum aios_op op);
+const char *tracer_api_name(enum aios_api api);
+const char *tracer_state_name(enum aios_state s);
 /*
  * The value that a name of tracer_op_name() / tracer_api_name() stands for, from
- * the @len bytes at @s (not NUL-terminated): an enum tracer_op / tracer_api, or -1
+ * the @len bytes at @s (not NUL-terminated): an enum aios_op / tracer_api, or -1
  * for a word that is none of them.
  */
 int tracer_op_parse(const char *s, size_t len);

@@ -93,17 +93,14 @@ static inline bool stuck_same_request(const struct stuck_req *d, uint64_t tracer
 }
 
 /* The words of op and api (the views' only way to them); api NULL when none named. */
-_Static_assert((int)TRACER_OP_OTHER == AIOS_OP_OTHER && (int)TRACER_API_OTHER == AIOS_API_OTHER,
-	       "event.h names aioscope.h's values");
-
 static inline const char *stuck_op_name(const struct stuck_req *r)
 {
-	return tracer_op_name((enum tracer_op)r->req.op);
+	return tracer_op_name(r->req.op);
 }
 
 static inline const char *stuck_api_name(const struct stuck_req *r)
 {
-	return r->has_api ? tracer_api_name((enum tracer_api)r->req.api) : NULL;
+	return r->has_api ? tracer_api_name(r->req.api) : NULL;
 }
 
 #endif
