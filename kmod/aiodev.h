@@ -24,6 +24,8 @@
 #define AIODEV_MAX_DELAY_NS	(3600ULL * NSEC_PER_SEC)
 #define AIODEV_MAX_QUEUE_DEPTH	65536
 #define AIODEV_MAX_DEVICES	64
+/* latency_profile: at most this many buckets (and one page of text) */
+#define AIODEV_PROFILE_MAX_BUCKETS	256
 
 /* Completion context of asynchronous requests (knob `completion`). */
 enum aiodev_completion {
@@ -72,6 +74,7 @@ enum aiodev_req_state {
 };
 
 struct aiodev_dev;
+struct aiodev_profile;
 
 /* One request: on the stack (sync, fsync) or from aiodev_req_cache (async). */
 struct aiodev_req {
@@ -85,7 +88,7 @@ struct aiodev_req {
 	struct work_struct work;	/* workqueue completion (async only) */
 	struct work_struct cancel_work;	/* deferred -ECANCELED completion */
 	u64 submit_ns;			/* ktime_get_ns() at admission */
-	u64 delay_ns;			/* latency + jitter drawn at admission */
+	u64 delay_ns;			/* delay drawn at admission (profile.c) */
 	u64 wseq;			/* write sequence number, writes only */
 	loff_t pos;			/* byte offset */
 	size_t len;			/* bytes requested (after clamping) */
@@ -94,7 +97,7 @@ struct aiodev_req {
 	u32 api;			/* enum aiodev_api */
 	u32 completion;			/* enum aiodev_completion, from admission */
 	bool async;			/* completed through ki_complete() */
-	bool fail;			/* chosen by fail_every */
+	bool fail;			/* chosen by fail_every or the profile's errors */
 	bool stalled;			/* chosen by stall_every */
 	u64 ctx_id;			/* libaio: aio_context_t, else 0 */
 	u64 obj;			/* libaio: user iocb pointer, else 0 */
@@ -111,6 +114,7 @@ struct aiodev_config {
 	u32 queue_depth;		/* max admitted read/write requests */
 	u32 fail_every;			/* every Nth request fails with -EIO, 0 off */
 	u32 stall_every;		/* every Nth async request stalls, 0 off */
+	u64 seed;			/* of dev->rng, 0: random */
 };
 
 /* Counters shown by the `stats` attribute. */
@@ -128,8 +132,9 @@ struct aiodev_stats {
 
 struct aiodev_dev {
 	/*
-	 * Protects pending, cfg, stats, nr_slots, nr_*_seen, wseq and the
-	 * state of every request on pending. Taken with spin_lock_irqsave()
+	 * Protects pending, cfg, stats, nr_slots, nr_*_seen, wseq, rng,
+	 * the profile pointer (readers outside it use RCU) and the state of
+	 * every request on pending. Taken with spin_lock_irqsave()
 	 * everywhere: the hrtimer callback runs in hardirq context and the
 	 * aio cancel callback runs with irqs off under the aio ctx_lock
 	 * (lock order: ctx_lock -> dev->lock; never call ki_complete() or
@@ -143,6 +148,8 @@ struct aiodev_dev {
 	u64 nr_fail_seen;		/* P: lock, reads/writes since fail_every was set */
 	u64 nr_stall_seen;		/* P: lock, async reads/writes since stall_every was set */
 	u64 wseq;			/* P: lock, last write sequence number */
+	u64 rng;			/* P: lock, generator state (profile.c) */
+	struct aiodev_profile __rcu *profile;	/* P: lock; NULL: latency_ns/jitter_ns */
 	struct list_head ready;		/* P: lock, zero-delay hrtimer-mode requests */
 	struct tasklet_struct ready_tasklet;	/* completes dev->ready (softirq) */
 	wait_queue_head_t room_wq;	/* waiters for nr_slots < queue_depth */
@@ -170,6 +177,16 @@ extern unsigned long aiodev_store_max_pages;	/* budget of all stores, pages */
 void aiodev_ready_fn(struct tasklet_struct *t);
 unsigned int aiodev_abort(struct aiodev_dev *dev);
 void aiodev_store_free(struct aiodev_dev *dev);
+
+/* profile.c */
+void aiodev_rng_reset_locked(struct aiodev_dev *dev);
+u64 aiodev_draw_delay_locked(struct aiodev_dev *dev);
+bool aiodev_draw_error_locked(struct aiodev_dev *dev);
+bool aiodev_profile_active(struct aiodev_dev *dev);
+ssize_t aiodev_profile_show(struct aiodev_dev *dev, char *buf);
+ssize_t aiodev_profile_store(struct aiodev_dev *dev, const char *buf,
+			     size_t count);
+void aiodev_profile_free(struct aiodev_dev *dev);
 
 /* sysfs.c */
 extern const struct attribute_group *aiodev_groups[];

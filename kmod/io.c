@@ -233,9 +233,10 @@ static u32 aiodev_req_flags(struct aiodev_req *req)
 
 static void aiodev_trace_submit(struct aiodev_req *req)
 {
-	trace_aiodev_submit(aiodev_req_id(req), req->pos, req->len, 0, 0,
-			    aiodev_minor(req->dev), req->op, req->api,
-			    aiodev_req_flags(req));
+	/* lat_ns at submit: the delay drawn for the request */
+	trace_aiodev_submit(aiodev_req_id(req), req->pos, req->len, 0,
+			    req->delay_ns, aiodev_minor(req->dev), req->op,
+			    req->api, aiodev_req_flags(req));
 }
 
 static void aiodev_trace_done(struct aiodev_req *req, ssize_t res, bool cancel)
@@ -315,7 +316,9 @@ static void aiodev_start_locked(struct aiodev_dev *dev, struct aiodev_req *req)
 		 */
 		if (cfg->fail_every) {
 			n = ++dev->nr_fail_seen;
-			req->fail = n % cfg->fail_every == 0;
+			/* the profile's error rate may have chosen it already */
+			if (n % cfg->fail_every == 0)
+				req->fail = true;
 		}
 		if (cfg->stall_every && req->async) {
 			n = ++dev->nr_stall_seen;
@@ -342,9 +345,13 @@ static void aiodev_admit_locked(struct aiodev_dev *dev, struct aiodev_req *req)
 	if (req->op != AIODEV_OP_FSYNC) {
 		dev->nr_slots++;
 		req->completion = cfg->completion;
-		req->delay_ns = cfg->latency_ns;
-		if (cfg->jitter_ns)
-			req->delay_ns += get_random_u64() % (cfg->jitter_ns + 1);
+		/*
+		 * Drawn here, in admission order, so that a seed gives the
+		 * same sequence; an inline completion waits for nothing.
+		 */
+		if (!req->async || req->completion != AIODEV_COMP_INLINE)
+			req->delay_ns = aiodev_draw_delay_locked(dev);
+		req->fail = aiodev_draw_error_locked(dev);
 		if (req->op == AIODEV_OP_WRITE)
 			req->wseq = ++dev->wseq;
 	}
@@ -599,7 +606,7 @@ static int aiodev_cancel(struct kiocb *kiocb)
 
 /*
  * The aio context id and the user iocb pointer of a libaio request, for the
- * debugfs listing. Both live in fs/aio.c's private struct aio_kiocb: the
+ * debugfs listing. Both live in aio's private struct aio_kiocb: the
  * kiocb at its start, then (after a union whose size depends on the kernel's
  * configuration) ki_ctx, ki_cancel and ki_res, a struct io_event (data, obj,
  * res, res2); struct kioctx starts with two percpu_refs and an atomic_t, then
@@ -762,7 +769,8 @@ static ssize_t aiodev_rw_sync(struct aiodev_dev *dev, struct kiocb *kiocb,
 	ssize_t ret;
 
 	if (nowait && (READ_ONCE(dev->cfg.latency_ns) ||
-		       READ_ONCE(dev->cfg.jitter_ns)))
+		       READ_ONCE(dev->cfg.jitter_ns) ||
+		       aiodev_profile_active(dev)))
 		return -EAGAIN;	/* the latency would block */
 	ret = aiodev_prepare_write(dev, kiocb, iter, op, nowait);
 	if (ret)

@@ -108,12 +108,15 @@ static struct aiodev_dev *aiodev_alloc_dev(unsigned int index)
 	dev->cfg.queue_depth = 128;
 	dev->cfg.fail_every = 0;
 	dev->cfg.stall_every = 0;
+	dev->cfg.seed = 0;		/* a random sequence, no profile */
+	aiodev_rng_reset_locked(dev);	/* not published yet: no lock needed */
 	return dev;
 }
 
 static void aiodev_free_dev(struct aiodev_dev *dev)
 {
 	tasklet_kill(&dev->ready_tasklet);
+	aiodev_profile_free(dev);
 	aiodev_store_free(dev);
 	kfree(dev);
 }

@@ -98,10 +98,17 @@ static void aiodev_stall_every_apply(struct aiodev_dev *dev)
 	dev->nr_stall_seen = 0;
 }
 
+/* Writing seed, even the same value, replays the sequence from its start. */
+static void aiodev_seed_apply(struct aiodev_dev *dev)
+{
+	aiodev_rng_reset_locked(dev);
+}
+
 AIODEV_KNOB(fail_every, 0, U32_MAX, aiodev_fail_every_apply);
 AIODEV_KNOB(jitter_ns, 0, AIODEV_MAX_DELAY_NS, NULL);
 AIODEV_KNOB(latency_ns, 0, AIODEV_MAX_DELAY_NS, NULL);
 AIODEV_KNOB(queue_depth, 1, AIODEV_MAX_QUEUE_DEPTH, aiodev_queue_depth_apply);
+AIODEV_KNOB(seed, 0, U64_MAX, aiodev_seed_apply);
 AIODEV_KNOB(stall_every, 0, U32_MAX, aiodev_stall_every_apply);
 
 static ssize_t completion_show(struct device *d, struct device_attribute *attr,
@@ -132,6 +139,21 @@ static ssize_t completion_store(struct device *d, struct device_attribute *attr,
 	return count;
 }
 static DEVICE_ATTR_RW(completion);
+
+/* The table lives in profile.c; parsing and checks are there. */
+static ssize_t latency_profile_show(struct device *d,
+				    struct device_attribute *attr, char *buf)
+{
+	return aiodev_profile_show(dev_get_drvdata(d), buf);
+}
+
+static ssize_t latency_profile_store(struct device *d,
+				     struct device_attribute *attr,
+				     const char *buf, size_t count)
+{
+	return aiodev_profile_store(dev_get_drvdata(d), buf, count);
+}
+static DEVICE_ATTR_RW(latency_profile);
 
 static ssize_t abort_store(struct device *d, struct device_attribute *attr,
 			   const char *buf, size_t count)
@@ -178,7 +200,9 @@ static struct attribute *aiodev_attrs[] = {
 	&dev_attr_fail_every.attr,
 	&dev_attr_jitter_ns.attr,
 	&dev_attr_latency_ns.attr,
+	&dev_attr_latency_profile.attr,
 	&dev_attr_queue_depth.attr,
+	&dev_attr_seed.attr,
 	&dev_attr_stall_every.attr,
 	&dev_attr_stats.attr,
 	NULL,
