@@ -87,6 +87,8 @@ void reset_knobs(void)
 	set_knob("queue_depth", "128");
 	set_knob("fail_every", "0");
 	set_knob("stall_every", "0");
+	set_knob("latency_profile", "\n");
+	set_knob("seed", "0");
 	set_knob("abort", "1");
 }
 
