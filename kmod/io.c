@@ -12,7 +12,6 @@
 #include <linux/kallsyms.h>
 #include <linux/mm.h>
 #include <linux/percpu-refcount.h>
-#include <linux/random.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uio.h>

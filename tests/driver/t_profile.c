@@ -47,14 +47,15 @@ static int write_file(const char *path, const char *s)
 	return fclose(f) || r ? -1 : 0;
 }
 
-static void trace_events(bool on)
+/* aiodev_submit (and, with @complete, aiodev_complete) on, from an empty buffer; or off */
+static void trace_events(bool on, bool complete)
 {
 	const char *v = on ? "1" : "0";
 
 	if (on && write_file(TRACE "/trace", ""))
 		die("cannot clear " TRACE "/trace");
 	if (write_file(TRACE "/events/aiodev/aiodev_submit/enable", v) ||
-	    write_file(TRACE "/events/aiodev/aiodev_complete/enable", v))
+	    write_file(TRACE "/events/aiodev/aiodev_complete/enable", complete ? v : "0"))
 		die("cannot switch the aiodev tracepoints");
 }
 
@@ -343,9 +344,9 @@ static void test_bimodal(void)
 	profile_text(bimodal, NBIMODAL, text, sizeof(text));
 	set_knob(KNOB, text);
 	set_knob("seed", "1");
-	trace_events(true);
+	trace_events(true, true);
 	run_serial(fd, ctx, N);
-	trace_events(false);
+	trace_events(false, false);
 	nd = trace_lat("aiodev_submit", drawn, MAXREQ);
 	nc = trace_lat("aiodev_complete", drv, MAXREQ);
 	set_knob(KNOB, "\n");
@@ -377,10 +378,10 @@ static int drawn_sequence(int fd, io_context_t ctx, const char *seed, uint64_t *
 	int i;
 
 	set_knob("seed", seed);
-	trace_events(true);
+	trace_events(true, false);
 	for (i = 0; i < n; i += 50)
 		batch(fd, ctx, 50, ev, 5000);
-	trace_events(false);
+	trace_events(false, false);
 	return trace_lat("aiodev_submit", lat, n);
 }
 
@@ -504,7 +505,7 @@ static void test_swap(void)
 	int i, n, odd = 0, writes = 0;
 
 	set_knob("latency_ns", "5000");
-	trace_events(true);
+	trace_events(true, false);
 	stop = 0;
 	if (pthread_create(&th, NULL, swap_load, NULL))
 		die("pthread_create");
@@ -513,7 +514,7 @@ static void test_swap(void)
 		write_knob(KNOB, prof[writes++ % 3]);
 	stop = 1;
 	pthread_join(th, NULL);
-	trace_events(false);
+	trace_events(false, false);
 	n = trace_lat("aiodev_submit", drawn, MAXREQ);
 	if (n > MAXREQ)
 		n = MAXREQ;
