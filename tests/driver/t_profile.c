@@ -306,7 +306,9 @@ static void run_serial(int fd, io_context_t ctx, int n)
  * The stated tolerances: the delays the driver draws are within 2 % of the
  * profile's percentiles (a property of the sampler; 3000 draws). A measured
  * latency adds the timer's lateness and the wake-up of io_getevents to the
- * drawn delay, never less: -2 % .. +5 % + 0.5 ms.
+ * drawn delay, never less: -2 % .. +5 % + 1 ms. Under qemu TCG on a loaded
+ * host that addition was 70-170 us at p50 and 300-520 us at p90 (6.1, 6.12);
+ * 1 ms still keeps p50 and p90 far from the 8 ms mode and p99 in it.
  */
 static void check_pct(const char *what, uint64_t *v, int n, double slack_ns, double rel_hi)
 {
@@ -326,7 +328,7 @@ static void check_pct(const char *what, uint64_t *v, int n, double slack_ns, dou
 			good = false;
 	}
 	snprintf(name, sizeof(name), "bimodal profile: %s p50/p90/p99 within -2 %% .. +%.0f %%%s of the profile's",
-		 what, (rel_hi - 1) * 100, slack_ns ? " + 0.5 ms" : "");
+		 what, (rel_hi - 1) * 100, slack_ns ? " + 1 ms" : "");
 	check(good, name, "%s", why);
 	if (good)
 		printf("# %s: %s\n", what, why);
@@ -365,8 +367,8 @@ static void test_bimodal(void)
 	check(slow >= 100 && slow <= 200, "bimodal profile: about 5 % of the delays drawn in the 8 ms mode",
 	      "%d of %d", slow, N);
 	check_pct("drawn delays (aiodev_submit lat_ns)", drawn, N, 0, 1.02);
-	check_pct("driver latencies (aiodev_complete lat_ns)", drv, N, 500 * US, 1.05);
-	check_pct("latencies measured io_submit -> io_getevents", meas, N, 500 * US, 1.05);
+	check_pct("driver latencies (aiodev_complete lat_ns)", drv, N, 1000 * US, 1.05);
+	check_pct("latencies measured io_submit -> io_getevents", meas, N, 1000 * US, 1.05);
 }
 
 /* ---- the same seed, the same sequence ---- */
