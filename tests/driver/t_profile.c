@@ -307,7 +307,7 @@ static void run_serial(int fd, io_context_t ctx, int n)
  * profile's percentiles (a property of the sampler; 3000 draws). A measured
  * latency adds the timer's lateness and the wake-up of io_getevents to the
  * drawn delay, never less: -2 % .. +5 % + 1 ms. Under qemu TCG on a loaded
- * host that addition was 70-170 us at p50 and 300-520 us at p90 (6.1, 6.12);
+ * host that addition was 60-170 us at p50 and 150-600 us at p90 (6.1 .. 7.2);
  * 1 ms still keeps p50 and p90 far from the 8 ms mode and p99 in it.
  */
 static void check_pct(const char *what, uint64_t *v, int n, double slack_ns, double rel_hi)
