@@ -38,6 +38,17 @@ int failures(void)
 	return nfail;
 }
 
+int write_file(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+	int r;
+
+	if (!f)
+		return -1;
+	r = fputs(s, f) < 0;
+	return fclose(f) || r ? -1 : 0;
+}
+
 int write_knob(const char *knob, const char *val)
 {
 	return aiodev_knob_write(0, knob, val);

@@ -33,6 +33,8 @@ int read_knob(const char *knob, char *buf, size_t len);
 uint64_t knob_u64(const char *knob);
 void reset_knobs(void);
 void read_stats(struct aiodev_stats *st);
+/* @s into the file at @path (a tracefs switch, say): 0, or -1 on any error */
+int write_file(const char *path, const char *s);
 
 int open_dev(int flags);
 void fill_pattern(void *buf, size_t len, uint64_t seed);

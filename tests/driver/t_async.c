@@ -251,17 +251,6 @@ static void test_sync_eintr(void)
 	close(fd);
 }
 
-static int write_file(const char *path, const char *s)
-{
-	FILE *f = fopen(path, "w");
-	int r;
-
-	if (!f)
-		return -1;
-	r = fputs(s, f) < 0;
-	return fclose(f) || r ? -1 : 0;
-}
-
 /* With jitter, completions come in drawn-latency order, not submission order. */
 static void test_jitter_order(void)
 {

@@ -36,17 +36,6 @@ struct bucket {
 
 /* ---- helpers ---- */
 
-static int write_file(const char *path, const char *s)
-{
-	FILE *f = fopen(path, "w");
-	int r;
-
-	if (!f)
-		return -1;
-	r = fputs(s, f) < 0;
-	return fclose(f) || r ? -1 : 0;
-}
-
 /* aiodev_submit (and, with @complete, aiodev_complete) on, from an empty buffer; or off */
 static void trace_events(bool on, bool complete)
 {
