@@ -149,12 +149,31 @@ struct aios_reap {
 	struct aios_io_event ev[AIOS_REAP_BATCH];
 };
 
-/* Histograms. */
-/* AIOS_H_BYTES: bytes transferred per request (res > 0), AIOS_BY_METRIC only */
-enum aios_hist_kind { AIOS_H_LAT, AIOS_H_REAP, AIOS_H_DRIVER, AIOS_H_SUBMIT_BATCH,
-		      AIOS_H_REAP_BATCH, AIOS_H_BYTES, AIOS_H_NR };
-enum aios_group { AIOS_BY_NONE, AIOS_BY_OP, AIOS_BY_PID, AIOS_BY_DEV, AIOS_BY_CTX,
-		  AIOS_BY_QD, AIOS_BY_METRIC };
+/* Histograms: which one a histogram is. User space uses these values as they are. */
+enum aios_hist_kind {
+	AIOS_H_LAT,		/* submit -> complete ns (syscalls mode: submit -> reap) */
+	AIOS_H_REAP,		/* complete -> reap ns (hist --reap) */
+	AIOS_H_DRIVER,		/* aiodev's own time ns (aiodev tracepoints present) */
+	AIOS_H_SUBMIT_BATCH,	/* requests per io_submit call */
+	AIOS_H_REAP_BATCH,	/* events per io_getevents call */
+	AIOS_H_BYTES,		/* bytes transferred per request with res > 0
+				 * (AIOS_BY_METRIC only): sum = bytes */
+	AIOS_H_NR
+};
+
+/* Histogram grouping (hist --by), and the group key reported with each histogram. */
+enum aios_group {
+	AIOS_BY_NONE,		/* one group, key 0 */
+	AIOS_BY_OP,		/* key: enum aios_op */
+	AIOS_BY_PID,		/* key: submitter tgid */
+	AIOS_BY_DEV,		/* key: kernel dev_t (major << 20 | minor) */
+	AIOS_BY_CTX,		/* key: aio context user id (aio_context_t) */
+	AIOS_BY_QD,		/* key: log2 group of the device queue depth at submit:
+				 * 0 -> qd 1, 1 -> 2..3, 2 -> 4..7, ... */
+	AIOS_BY_METRIC		/* key: device, op, api and result together (the
+				 * exporter; tracer_metric_group() unpacks it); also
+				 * fills AIOS_H_BYTES. Not a choice of hist --by */
+};
 
 /*
  * AIOS_BY_METRIC (the exporter): one group per device, op, api and result, packed

@@ -24,20 +24,6 @@
 _Static_assert(AIOS_HIST_SLOTS == AIO_HIST_BUCKETS, "histogram slots differ from buckets.h");
 _Static_assert(sizeof(struct aios_io_event) == 32, "io_event layout");
 _Static_assert(TRACER_CANCEL_RET_PENDING == AIOS_CANCEL_RET_PENDING, "cancel sentinel");
-/* values that cross from the BPF object to the views unconverted */
-_Static_assert(TRACER_BY_NONE == (int)AIOS_BY_NONE && TRACER_BY_OP == (int)AIOS_BY_OP &&
-	       TRACER_BY_PID == (int)AIOS_BY_PID && TRACER_BY_DEV == (int)AIOS_BY_DEV &&
-	       TRACER_BY_CTX == (int)AIOS_BY_CTX && TRACER_BY_QD == (int)AIOS_BY_QD &&
-	       TRACER_BY_METRIC == (int)AIOS_BY_METRIC, "groupings");
-_Static_assert(TRACER_HIST_LAT == (int)AIOS_H_LAT && TRACER_HIST_REAP == (int)AIOS_H_REAP &&
-	       TRACER_HIST_DRIVER == (int)AIOS_H_DRIVER &&
-	       TRACER_HIST_SUBMIT_BATCH == (int)AIOS_H_SUBMIT_BATCH &&
-	       TRACER_HIST_REAP_BATCH == (int)AIOS_H_REAP_BATCH &&
-	       TRACER_HIST_BYTES == (int)AIOS_H_BYTES && TRACER_HIST_NR == (int)AIOS_H_NR,
-	       "histogram kinds");
-_Static_assert(TRACER_QD_TOTAL == (int)AIOS_QD_TOTAL && TRACER_QD_DEV == (int)AIOS_QD_DEV &&
-	       TRACER_QD_CTX == (int)AIOS_QD_CTX && TRACER_QD_PID == (int)AIOS_QD_PID,
-	       "queue-depth kinds");
 
 uint64_t tracer_attached_ns(const struct tracer *t)
 {
@@ -54,7 +40,7 @@ uint64_t tracer_now_ns(void)
 
 static const char *const group_names[] = { "all", "op", "pid", "dev", "ctx", "qd", "metric" };
 
-const char *tracer_group_name(enum tracer_group g)
+const char *tracer_group_name(enum aios_group g)
 {
 	return (unsigned int)g < sizeof(group_names) / sizeof(group_names[0]) ?
 		group_names[g] : "all";
@@ -62,8 +48,8 @@ const char *tracer_group_name(enum tracer_group g)
 
 int tracer_group_parse(const char *s)
 {
-	/* TRACER_BY_METRIC is the exporter's, not a choice of --by */
-	for (size_t i = 0; i < TRACER_BY_METRIC; i++)
+	/* AIOS_BY_METRIC is the exporter's, not a choice of --by */
+	for (size_t i = 0; i < AIOS_BY_METRIC; i++)
 		if (!strcmp(s, group_names[i]))
 			return (int)i;
 	return -1;

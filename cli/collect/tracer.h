@@ -37,34 +37,14 @@ enum tracer_mode {
 	TRACER_MODE_SYSCALLS,	/* syscall tracepoints only: lat = submit -> reap */
 };
 
-/* Histogram grouping for hist (and the group key reported with each histogram). */
-enum tracer_group {
-	TRACER_BY_NONE = 0,	/* one group, key 0 */
-	TRACER_BY_OP,		/* key: enum aios_op */
-	TRACER_BY_PID,		/* key: submitter tgid */
-	TRACER_BY_DEV,		/* key: kernel dev_t (major << 20 | minor) */
-	TRACER_BY_CTX,		/* key: aio context user id (aio_context_t) */
-	TRACER_BY_QD,		/* key: log2 group of the device queue depth at submit:
-				 * 0 -> qd 1, 1 -> 2..3, 2 -> 4..7, ... */
-	TRACER_BY_METRIC,	/* key: device, op, api and result together (the
-				 * exporter): tracer_metric_group() unpacks it; also
-				 * fills TRACER_HIST_BYTES. Not a choice of hist --by */
-};
-
-/* Which histogram a histogram is. */
-enum tracer_hist_kind {
-	TRACER_HIST_LAT = 0,	/* submit -> complete ns (syscalls mode: submit -> reap) */
-	TRACER_HIST_REAP,	/* complete -> reap ns (opts.hist_reap) */
-	TRACER_HIST_DRIVER,	/* aiodev's own time ns (aiodev tracepoints present) */
-	TRACER_HIST_SUBMIT_BATCH, /* requests per io_submit call (opts.hist_syscalls) */
-	TRACER_HIST_REAP_BATCH,	/* events per io_getevents call (opts.hist_syscalls) */
-	TRACER_HIST_BYTES,	/* bytes transferred per request with res > 0
-				 * (TRACER_BY_METRIC only): sum = bytes */
-	TRACER_HIST_NR,
-};
+/*
+ * Histogram grouping and kinds, and queue-depth kinds: bpf/aioscope.h's enum
+ * aios_group (AIOS_BY_*), enum aios_hist_kind (AIOS_H_*) and enum aios_qd_kind
+ * (AIOS_QD_*), used as they are.
+ */
 
 
-/* The parts of a TRACER_BY_METRIC group key. */
+/* The parts of a AIOS_BY_METRIC group key. */
 struct tracer_metric_key {
 	uint32_t dev;			/* kernel dev_t */
 	enum aios_op op;
@@ -98,8 +78,8 @@ struct tracer_opts {
 	bool events;			/* per-request events: tracer_poll() */
 	bool event_reap;		/* events wait for their reap (reap_ns) */
 	bool hist;			/* in-kernel latency histograms: tracer_hist_read() */
-	enum tracer_group hist_by;
-	bool hist_reap;			/* also TRACER_HIST_REAP */
+	enum aios_group hist_by;
+	bool hist_reap;			/* also AIOS_H_REAP */
 	bool hist_syscalls;		/* also the two batch histograms */
 	bool inflight;			/* keep the in-flight table with full detail (comm) */
 	bool qd;			/* queue depth counters: tracer_qd_read() */
@@ -115,10 +95,9 @@ struct tracer_opts {
 
 
 /* Queue depth of one device / context / process (opts.qd). */
-enum tracer_qd_kind { TRACER_QD_TOTAL = 0, TRACER_QD_DEV, TRACER_QD_CTX, TRACER_QD_PID };
 
 struct tracer_qd {
-	enum tracer_qd_kind kind;
+	enum aios_qd_kind kind;
 	uint64_t key;			/* 0 for total, dev_t, ctx id or tgid */
 	int64_t now;			/* requests in flight now */
 	uint64_t max;			/* maximum reached by a submit since the last
@@ -156,8 +135,8 @@ struct tracer_drops {
 
 /* Cumulative histogram of one (kind, group); buckets as in bpf/buckets.h. */
 struct tracer_hist {
-	enum tracer_hist_kind kind;
-	uint64_t group;			/* key as described by enum tracer_group */
+	enum aios_hist_kind kind;
+	uint64_t group;			/* key as described by enum aios_group */
 	uint64_t count;
 	uint64_t sum;			/* sum of values (ns or counts) */
 	uint64_t max;			/* exact maximum value */
@@ -267,7 +246,7 @@ uint64_t tracer_now_ns(void);
 /* When every hook was attached: requests submitted later are the tracer's to know */
 uint64_t tracer_attached_ns(const struct tracer *t);
 
-const char *tracer_group_name(enum tracer_group g);
+const char *tracer_group_name(enum aios_group g);
 /* "op", "pid", ... -> group; -1 when unknown */
 int tracer_group_parse(const char *s);
 

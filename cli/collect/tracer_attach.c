@@ -550,7 +550,7 @@ static void set_wants(struct tracer *t, struct aioscope_bpf *s, enum tracer_mode
 	s->rodata->want_hist_reap = o->hist && o->hist_reap && !sysc;
 	s->rodata->want_hist_syscalls = o->hist && o->hist_syscalls;
 	s->rodata->want_comm = o->events || o->inflight;
-	s->rodata->want_qd = o->qd || (o->hist && o->hist_by == TRACER_BY_QD);
+	s->rodata->want_qd = o->qd || (o->hist && o->hist_by == AIOS_BY_QD);
 	s->rodata->mode_syscalls = sysc;
 	s->rodata->want_ids = o->inflight || s->rodata->want_qd;
 	/* pending requests are shown: a completion the kernel skipped is settled at the reap */
@@ -567,7 +567,7 @@ static void set_wants(struct tracer *t, struct aioscope_bpf *s, enum tracer_mode
 	s->rodata->lean = o->hist && !o->events && !o->inflight && !o->stacks &&
 			  !s->rodata->want_qd &&
 			  !s->rodata->want_hist_reap && !o->dev && !o->comm && !sysc &&
-			  (o->hist_by == TRACER_BY_NONE || o->hist_by == TRACER_BY_OP);
+			  (o->hist_by == AIOS_BY_NONE || o->hist_by == AIOS_BY_OP);
 }
 
 /* Histograms: a per-CPU array for few, known groups, else a hash. */
@@ -578,9 +578,9 @@ static void size_hists(struct tracer *t, struct aioscope_bpf *s)
 	t->hist_ngroups = 0;
 	if (o->hist) {
 		/* few, known groups: a per-CPU array, if it fits in 64 MiB */
-		unsigned int ng = o->hist_by == TRACER_BY_NONE ? 1 :
-				  o->hist_by == TRACER_BY_OP ? AIOS_OP_OTHER + 1 :
-				  o->hist_by == TRACER_BY_QD ? HIST_QD_GROUPS : 0;
+		unsigned int ng = o->hist_by == AIOS_BY_NONE ? 1 :
+				  o->hist_by == AIOS_BY_OP ? AIOS_OP_OTHER + 1 :
+				  o->hist_by == AIOS_BY_QD ? HIST_QD_GROUPS : 0;
 		size_t bytes = (size_t)ng * AIOS_H_NR * sizeof(struct aios_hist) * t->ncpus;
 		/* other groups: a hash within a 16 MiB budget, 16..1024 entries */
 		long n = (16L << 20) / ((long)sizeof(struct aios_hist) * t->ncpus);
@@ -942,7 +942,7 @@ static bool needs_reap(const struct tracer_opts *o)
 {
 	return (o->events && o->event_reap) || (o->hist && o->hist_reap) ||
 	       (o->hist && o->hist_syscalls) || o->inflight || o->qd ||
-	       (o->hist && o->hist_by == TRACER_BY_QD);
+	       (o->hist && o->hist_by == AIOS_BY_QD);
 }
 
 /*

@@ -189,7 +189,7 @@ int tracer_qd_foreach(struct tracer *t, tracer_qd_fn cb, void *ctx)
 			continue;
 		/* max counts only if raised since the last tracer_qd_reset_max() */
 		uint64_t max = v.gen == t->skel->bss->qd_gen ? v.max : 0;
-		struct tracer_qd q = { .kind = (enum tracer_qd_kind)k.kind, .key = k.key,
+		struct tracer_qd q = { .kind = (enum aios_qd_kind)k.kind, .key = k.key,
 				       .now = v.cur, .max = max };
 		int rc = cb(ctx, &q);
 
@@ -230,7 +230,7 @@ static int hist_emit(struct tracer *t, struct aios_hist *sum, uint32_t kind, uin
 		return 0;	/* never used: not reported */
 	(*n)++;
 	struct tracer_hist h = {
-		.kind = (enum tracer_hist_kind)kind, .group = group,
+		.kind = (enum aios_hist_kind)kind, .group = group,
 		.count = sum->count, .sum = sum->sum, .max = sum->max,
 		.buckets = sum->slots, .nbuckets = AIOS_HIST_SLOTS,
 	};

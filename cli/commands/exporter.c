@@ -2,7 +2,7 @@
 /*
  * aioscope exporter: Prometheus metrics over HTTP (libmicrohttpd), read at each
  * scrape from the kernel maps: the histograms grouped by device, op, api and result
- * (TRACER_BY_METRIC), the queue depth counters, the in-flight table and the drop
+ * (AIOS_BY_METRIC), the queue depth counters, the in-flight table and the drop
  * counters. No per-event work in user space: between scrapes the exporter sleeps.
  */
 #include <argp.h>
@@ -36,7 +36,7 @@ enum { BY_DEV = 1, BY_OP = 2, BY_API = 4 };
 
 /* One exported series: a histogram kind and the labels kept by --by. */
 struct series {
-	enum tracer_hist_kind kind;
+	enum aios_hist_kind kind;
 	uint32_t dev;
 	int op, api, state;		/* -1: summed over (label not kept) */
 	__u64 cum[NEDGES];
@@ -281,7 +281,7 @@ static struct devinfo *dev_get(struct exporter *e, uint32_t dev)
 	return d;
 }
 
-static struct series *series_get(struct exporter *e, enum tracer_hist_kind kind, uint32_t dev,
+static struct series *series_get(struct exporter *e, enum aios_hist_kind kind, uint32_t dev,
 				 int op, int api, int state)
 {
 	struct series *s;
@@ -339,20 +339,20 @@ static int on_hist(void *ctx, const struct tracer_hist *h)
 	int op = k.op, api = k.api;
 	uint32_t dev = k.dev;
 
-	if (h->kind != TRACER_HIST_LAT && h->kind != TRACER_HIST_REAP &&
-	    h->kind != TRACER_HIST_DRIVER && h->kind != TRACER_HIST_BYTES)
+	if (h->kind != AIOS_H_LAT && h->kind != AIOS_H_REAP &&
+	    h->kind != AIOS_H_DRIVER && h->kind != AIOS_H_BYTES)
 		return 0;
 	dev_get(e, k.dev);
 	/* requests by result, and bytes (dev, op): kept before --by folds them */
-	if (h->kind == TRACER_HIST_LAT) {
-		s = series_get(e, TRACER_HIST_NR, e->by & BY_DEV ? dev : 0,
+	if (h->kind == AIOS_H_LAT) {
+		s = series_get(e, AIOS_H_NR, e->by & BY_DEV ? dev : 0,
 			       e->by & BY_OP ? op : -1, e->by & BY_API ? api : -1, k.state);
 		if (!s)
 			return -ENOMEM;
 		series_add(s, h);
 	}
-	if (h->kind == TRACER_HIST_BYTES) {
-		s = series_get(e, TRACER_HIST_BYTES, e->by & BY_DEV ? dev : 0,
+	if (h->kind == AIOS_H_BYTES) {
+		s = series_get(e, AIOS_H_BYTES, e->by & BY_DEV ? dev : 0,
 			       e->by & BY_OP ? op : -1, -1, -1);
 		if (!s)
 			return -ENOMEM;
@@ -372,7 +372,7 @@ static int on_qd(void *ctx, const struct tracer_qd *q)
 	struct exporter *e = ctx;
 	struct devinfo *d;
 
-	if (q->kind != TRACER_QD_DEV)
+	if (q->kind != AIOS_QD_DEV)
 		return 0;
 	d = dev_get(e, (uint32_t)q->key);
 	if (d) {
@@ -645,7 +645,7 @@ static size_t series_labels(const struct series *s, struct aio_prom_label *l, bo
 	return n;
 }
 
-static void write_hists(struct aio_prom *p, enum tracer_hist_kind kind, const char *name,
+static void write_hists(struct aio_prom *p, enum aios_hist_kind kind, const char *name,
 			const char *help)
 {
 	bool any = false;
@@ -759,7 +759,7 @@ static void write_requests(struct aio_prom *p)
 		struct aio_prom_label l[4];
 		size_t n;
 
-		if (s->kind != TRACER_HIST_NR)
+		if (s->kind != AIOS_H_NR)
 			continue;
 		n = series_labels(s, l, true);
 		l[n].name = "result";
@@ -773,16 +773,16 @@ static void write_requests(struct aio_prom *p)
 		struct aio_prom_label l[4];
 		size_t n;
 
-		if (s->kind != TRACER_HIST_BYTES)
+		if (s->kind != AIOS_H_BYTES)
 			continue;
 		n = series_labels(s, l, false);
 		aio_prom_u64(p, l, n, s->sum);
 	}
-	write_hists(p, TRACER_HIST_LAT, "aioscope_request_duration_seconds",
+	write_hists(p, AIOS_H_LAT, "aioscope_request_duration_seconds",
 		    "Request latency, submit to completion (syscalls mode: to reap).");
-	write_hists(p, TRACER_HIST_REAP, "aioscope_reap_delay_seconds",
+	write_hists(p, AIOS_H_REAP, "aioscope_reap_delay_seconds",
 		    "Time a completed libaio request waited until io_getevents reaped it.");
-	write_hists(p, TRACER_HIST_DRIVER, "aioscope_driver_duration_seconds",
+	write_hists(p, AIOS_H_DRIVER, "aioscope_driver_duration_seconds",
 		    "Time requests spent in the aiodev driver (aiodev's tracepoints).");
 }
 
@@ -1004,7 +1004,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 static void want_metrics(struct tracer_opts *o, unsigned int top_pids)
 {
 	o->hist = true;
-	o->hist_by = TRACER_BY_METRIC;
+	o->hist_by = AIOS_BY_METRIC;
 	o->hist_reap = true;
 	o->qd = true;
 	o->inflight = true;

@@ -19,7 +19,7 @@
 
 /* cumulative state of one (kind, group) */
 struct hgroup {
-	enum tracer_hist_kind kind;
+	enum aios_hist_kind kind;
 	uint64_t group;
 	struct aio_hist cum;	/* last cumulative read */
 	struct aio_hist prev;	/* cumulative at the previous print */
@@ -105,7 +105,7 @@ static error_t hist_parse(int key, char *arg, struct argp_state *state)
 		i = tracer_group_parse(arg);
 		if (i <= 0)
 			opt_invalid(state, "--by", arg, "op, pid, dev, ctx, qd");
-		env->o.hist_by = (enum tracer_group)i;
+		env->o.hist_by = (enum aios_group)i;
 		break;
 	case 'i':
 		env->interval = opt_seconds(state, "interval", arg, 0.001, 1e6);
@@ -134,37 +134,37 @@ static error_t hist_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const char *kind_name(enum tracer_hist_kind k)
+static const char *kind_name(enum aios_hist_kind k)
 {
 	static const char *const n[] = { "lat", "reap", "driver", "submit_batch", "reap_batch",
 					 "bytes" };
 
-	return (unsigned int)k < TRACER_HIST_NR ? n[k] : "?";
+	return (unsigned int)k < AIOS_H_NR ? n[k] : "?";
 }
 
 /* Batch sizes (requests per io_submit, events per reap) are counts, never grouped. */
-static bool is_batch_kind(enum tracer_hist_kind kind)
+static bool is_batch_kind(enum aios_hist_kind kind)
 {
-	return kind == TRACER_HIST_SUBMIT_BATCH || kind == TRACER_HIST_REAP_BATCH;
+	return kind == AIOS_H_SUBMIT_BATCH || kind == AIOS_H_REAP_BATCH;
 }
 
-static const char *group_label(const struct hist_env *env, enum tracer_hist_kind kind,
+static const char *group_label(const struct hist_env *env, enum aios_hist_kind kind,
 			       uint64_t g, char *buf, size_t len)
 {
 	if (is_batch_kind(kind))
 		return "all";
 	switch (env->o.hist_by) {
-	case TRACER_BY_OP:
+	case AIOS_BY_OP:
 		return tracer_op_name((enum aios_op)g);
-	case TRACER_BY_PID:
+	case AIOS_BY_PID:
 		snprintf(buf, len, "%llu", (unsigned long long)g);
 		return buf;
-	case TRACER_BY_DEV:
+	case AIOS_BY_DEV:
 		return tracer_dev_str((uint32_t)g, buf, len);
-	case TRACER_BY_CTX:
+	case AIOS_BY_CTX:
 		snprintf(buf, len, "0x%llx", (unsigned long long)g);
 		return buf;
-	case TRACER_BY_QD:
+	case AIOS_BY_QD:
 		if (g == 0)
 			snprintf(buf, len, "1");
 		else
@@ -294,7 +294,7 @@ static void group_text(const struct hist_env *env, const struct hgroup *g, const
 	if (is_batch_kind(g->kind)) {
 		printf("\n%s (%s per call): count %llu  p50 %llu  p90 %llu  p99 %llu  "
 		       "max %llu\n", kind_name(g->kind),
-		       g->kind == TRACER_HIST_SUBMIT_BATCH ? "requests" : "events",
+		       g->kind == AIOS_H_SUBMIT_BATCH ? "requests" : "events",
 		       (unsigned long long)d->count, (unsigned long long)p[0],
 		       (unsigned long long)p[1], (unsigned long long)p[2],
 		       (unsigned long long)p[4]);
@@ -303,7 +303,7 @@ static void group_text(const struct hist_env *env, const struct hgroup *g, const
 	}
 	for (int k = 0; k < 5; k++)
 		aio_fmt_ns(s[k], sizeof(s[k]), p[k]);
-	if (env->o.hist_by == TRACER_BY_NONE)
+	if (env->o.hist_by == AIOS_BY_NONE)
 		snprintf(what, sizeof(what), "%s", kind_name(g->kind));
 	else
 		snprintf(what, sizeof(what), "%s, %s %s", kind_name(g->kind),

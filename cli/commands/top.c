@@ -45,7 +45,7 @@ static struct top_env {
 	bool batch, json, verbose;
 	uint64_t stuck_ms;
 	int pid;
-	enum top_group group;
+	enum aio_group group;
 	enum top_col sort;
 	bool ascending;
 	enum tracer_mode mode;
@@ -55,12 +55,6 @@ static struct top_env {
 _Static_assert(AIOS_OP_OTHER <= UINT8_MAX && AIOS_API_OTHER <= UINT8_MAX,
 	       "enum aios_op / aios_api fit struct aio_req");
 
-static const enum aio_group group_kind[TOP_NR_GROUPS] = {
-	[TOP_BY_PROCESS] = AIO_GROUP_PID,
-	[TOP_BY_DEVICE] = AIO_GROUP_DEV,
-	[TOP_BY_CONTEXT] = AIO_GROUP_CTX,
-	[TOP_BY_FILE] = AIO_GROUP_FILE,
-};
 
 /* ------------------------------ collect ------------------------------ */
 
@@ -82,7 +76,7 @@ static const enum aio_group group_kind[TOP_NR_GROUPS] = {
  */
 struct top_collect {
 	struct tracer *tr;
-	struct aio_table *tab[TOP_NR_GROUPS];
+	struct aio_table *tab[AIO_GROUP_NR];
 	struct aio_inflight *inf;	/* pending now (synced every sample) */
 	struct aio_inflight *fresh;	/* scratch: this sample's listing */
 	struct stuck_list pend;		/* scratch: the debugfs listing */
@@ -129,7 +123,7 @@ static int on_event(void *ctx, const struct tracer_event *e)
 		return 0;	/* the dashboard is about asynchronous requests */
 	memcpy(r.comm, e->comm, sizeof(r.comm));
 	r.comm[sizeof(r.comm) - 1] = '\0';
-	for (int g = 0; g < TOP_NR_GROUPS; g++) {
+	for (int g = 0; g < AIO_GROUP_NR; g++) {
 		int rc = aio_table_complete(c->tab[g], &r, e->res > 0 ? (uint64_t)e->res : 0,
 					    e->res, e->lat_ns, e->state == AIOS_CANCELLED);
 
@@ -408,7 +402,7 @@ static int collect_end(struct top_collect *c)
 		stuck_list_filter_pid(&c->stuck, env.pid);
 	stuck_list_sort(&c->stuck);
 
-	for (int g = 0; g < TOP_NR_GROUPS; g++) {
+	for (int g = 0; g < AIO_GROUP_NR; g++) {
 		rc = aio_table_end_interval(c->tab[g], now, interval, c->inf);
 		if (rc)
 			return rc;
@@ -433,16 +427,16 @@ static uint64_t realtime_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static void row_label(const struct aio_row *a, enum top_group g, char *buf, size_t len)
+static void row_label(const struct aio_row *a, enum aio_group g, char *buf, size_t len)
 {
 	switch (g) {
-	case TOP_BY_CONTEXT:
+	case AIO_GROUP_CTX:
 		if (a->id)
 			snprintf(buf, len, "ctx 0x%" PRIx64, (uint64_t)a->id);
 		else
 			snprintf(buf, len, "(no context)");
 		break;
-	case TOP_BY_FILE:
+	case AIO_GROUP_FILE:
 		top_file_name((int32_t)a->ident.pid, a->ident.dev, a->ident.ino, buf, len);
 		break;
 	default:
@@ -453,12 +447,12 @@ static void row_label(const struct aio_row *a, enum top_group g, char *buf, size
 	}
 }
 
-static void map_row(const struct aio_row *a, enum top_group g, struct top_row *r)
+static void map_row(const struct aio_row *a, enum aio_group g, struct top_row *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->key = a->id;
-	r->pid = g == TOP_BY_DEVICE ? -1 : (int32_t)a->ident.pid;
-	if (g != TOP_BY_DEVICE)
+	r->pid = g == AIO_GROUP_DEV ? -1 : (int32_t)a->ident.pid;
+	if (g != AIO_GROUP_DEV)
 		snprintf(r->comm, sizeof(r->comm), "%s", a->ident.comm);
 	row_label(a, g, r->dev, sizeof(r->dev));
 	r->reads = a->delta.reads;
@@ -514,7 +508,7 @@ static void map_totals(struct top_collect *c, struct top_frame *fr, uint64_t int
 	__u64 v;
 
 	memset(t, 0, sizeof(*t));
-	aio_table_totals(c->tab[TOP_BY_PROCESS], &sum, &lat);
+	aio_table_totals(c->tab[AIO_GROUP_PID], &sum, &lat);
 	t->interval_s = interval_ns / 1e9;
 	t->reads = sum.delta.reads;
 	t->writes = sum.delta.writes;
@@ -565,7 +559,7 @@ static void json_lat(struct aio_json *j, const char *name, uint64_t v)
 		aio_json_null_field(j, name);
 }
 
-static void json_row(struct aio_json *j, const struct top_row *r, enum top_group g)
+static void json_row(struct aio_json *j, const struct top_row *r, enum aio_group g)
 {
 	aio_json_start_object(j);
 	if (r->pid >= 0)
@@ -574,7 +568,7 @@ static void json_row(struct aio_json *j, const struct top_row *r, enum top_group
 		aio_json_null_field(j, "pid");
 	aio_json_string_field(j, "comm", r->comm[0] ? r->comm : NULL);
 	aio_json_string_field(j, "dev", r->dev);
-	if (g == TOP_BY_CONTEXT)
+	if (g == AIO_GROUP_CTX)
 		aio_json_hex_field(j, "ctx", r->key);
 	aio_json_u64_field(j, "reads", r->reads);
 	aio_json_u64_field(j, "writes", r->writes);
@@ -788,13 +782,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.pid = opt_pid(state, arg);
 		break;
 	case 'g':
-		for (i = 0; i < TOP_NR_GROUPS; i++)
+		for (i = 0; i < AIO_GROUP_NR; i++)
 			if (!strcmp(arg, top_group_name(i)) ||
-			    (i == TOP_BY_PROCESS && !strcmp(arg, "pid")) ||
-			    (i == TOP_BY_DEVICE && !strcmp(arg, "dev")) ||
-			    (i == TOP_BY_CONTEXT && !strcmp(arg, "ctx")))
+			    (i == AIO_GROUP_PID && !strcmp(arg, "pid")) ||
+			    (i == AIO_GROUP_DEV && !strcmp(arg, "dev")) ||
+			    (i == AIO_GROUP_CTX && !strcmp(arg, "ctx")))
 				break;
-		if (i == TOP_NR_GROUPS)
+		if (i == AIO_GROUP_NR)
 			opt_invalid(state, "group", arg, "process, device, context, file");
 		env.group = i;
 		break;
@@ -839,7 +833,7 @@ static void on_signal(int sig)
 
 static void collect_free(struct top_collect *c)
 {
-	for (int g = 0; g < TOP_NR_GROUPS; g++)
+	for (int g = 0; g < AIO_GROUP_NR; g++)
 		aio_table_free(c->tab[g]);
 	aio_inflight_free(c->inf);
 	aio_inflight_free(c->fresh);
@@ -862,8 +856,8 @@ static int collect_open(struct top_collect *c)
 		fprintf(stderr, "Error: %s\n", msg[0] ? msg : strerror(-err));
 		return err == -EINVAL ? 2 : 1;
 	}
-	for (int g = 0; g < TOP_NR_GROUPS; g++) {
-		c->tab[g] = aio_table_new(group_kind[g], &topts);
+	for (int g = 0; g < AIO_GROUP_NR; g++) {
+		c->tab[g] = aio_table_new((enum aio_group)g, &topts);
 		if (!c->tab[g]) {
 			fprintf(stderr, "Error: cannot allocate tables\n");
 			return 1;

@@ -16,14 +16,9 @@
 #include <stdint.h>
 
 #include "collect/stuck_src.h"
+#include "core/inflight.h"
 
-enum top_group {
-	TOP_BY_PROCESS,
-	TOP_BY_DEVICE,
-	TOP_BY_CONTEXT,
-	TOP_BY_FILE,
-	TOP_NR_GROUPS,
-};
+/* top groups its rows by the core's enum aio_group (process, device, context, file). */
 
 /* Columns, in display order; also the sort keys (core's enum aio_col is COL + 1). */
 enum top_col {
@@ -62,7 +57,7 @@ struct top_frame {
 	uint64_t ts_ns;		/* CLOCK_REALTIME of the snapshot */
 	double elapsed_s;	/* tracing duration */
 	const char *mode;	/* attach mode */
-	enum top_group group;
+	enum aio_group group;
 	struct top_totals tot;
 	struct top_row *rows;
 	size_t nrows;		/* after filtering */
@@ -94,7 +89,7 @@ struct top_view_state {
 	bool have_selection;
 	size_t scroll;
 	double interval_s;
-	enum top_group group;
+	enum aio_group group;
 	bool show_stuck;
 };
 

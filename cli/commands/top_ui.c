@@ -24,18 +24,18 @@
 
 volatile sig_atomic_t top_exiting;
 
-static const char *const group_names[TOP_NR_GROUPS] = {
-	[TOP_BY_PROCESS] = "process",
-	[TOP_BY_DEVICE] = "device",
-	[TOP_BY_CONTEXT] = "context",
-	[TOP_BY_FILE] = "file",
+static const char *const group_names[AIO_GROUP_NR] = {
+	[AIO_GROUP_PID] = "process",
+	[AIO_GROUP_DEV] = "device",
+	[AIO_GROUP_CTX] = "context",
+	[AIO_GROUP_FILE] = "file",
 };
 
 static int top_layout_width(const struct top_layout *l);
 
-const char *top_group_name(enum top_group g)
+const char *top_group_name(enum aio_group g)
 {
-	return g < TOP_NR_GROUPS ? group_names[g] : "?";
+	return g < AIO_GROUP_NR ? group_names[g] : "?";
 }
 
 const char *top_col_name(enum top_col c)
@@ -775,7 +775,7 @@ static int view_key(struct top_view_state *st, int ch)
 		st->interval_s = top_interval_step(st->interval_s, -1);
 		return TOP_R_RETIME | TOP_R_REDRAW;
 	case 'g':
-		st->group = (st->group + 1) % TOP_NR_GROUPS;
+		st->group = (st->group + 1) % AIO_GROUP_NR;
 		st->have_selection = false;
 		st->scroll = 0;
 		return TOP_R_REMAP;

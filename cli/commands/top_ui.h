@@ -15,7 +15,7 @@
 
 extern volatile sig_atomic_t top_exiting;	/* set by top's signal handlers */
 
-const char *top_group_name(enum top_group g);
+const char *top_group_name(enum aio_group g);
 const char *top_col_name(enum top_col c);
 
 struct top_view {
