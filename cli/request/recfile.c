@@ -573,8 +573,8 @@ int recfile_open(struct recfile_reader *r, FILE *f)
 	r->hdr.major = (uint16_t)get_le(h + 8, 2);
 	r->hdr.minor = (uint16_t)get_le(h + 10, 2);
 	if (r->hdr.major > RECFILE_MAJOR)
-		return fail(r, false, 8, "recording format version %u.%u is newer than this "
-			    "aioscope reads (%d.x); read it with a newer aioscope",
+		return fail(r, false, 8, "recording format version %u.%u (at byte 8) is newer "
+			    "than this aioscope reads (%d.x); read it with a newer aioscope",
 			    r->hdr.major, r->hdr.minor, RECFILE_MAJOR);
 	if (r->hdr.major < 1)
 		return fail(r, false, 8, "unknown recording format version %u.%u at byte 8",
@@ -619,8 +619,8 @@ static void decode_event(const unsigned char *b, struct tracer_event *e)
 	e->api = (enum tracer_api)get_u(&c, 1);
 	e->op = (enum tracer_op)get_u(&c, 1);
 	e->state = (enum tracer_state)get_u(&c, 1);
-	memcpy(e->comm, c.p, TRACER_COMM_LEN - 1);
-	e->comm[TRACER_COMM_LEN - 1] = '\0';
+	/* up to the first NUL: what follows it is no part of the name */
+	memcpy(e->comm, c.p, strnlen((const char *)c.p, TRACER_COMM_LEN - 1));
 }
 
 /* the record at r->raw_pos: 1 one of ours in @rec, 2 skipped (a newer type), -1 */
