@@ -29,6 +29,7 @@ static const struct cmd cmds[] = {
 	{ "stuck", cmd_stuck, "pending requests older than a threshold" },
 	{ "exporter", cmd_exporter, "Prometheus metrics over HTTP (default 127.0.0.1:9476)" },
 	{ "record", cmd_record, "every finished request into a recording file" },
+	{ "report", cmd_report, "a recording shown by a live command's view (snoop)" },
 	{ 0 },
 };
 

@@ -26,6 +26,7 @@ int cmd_top(int argc, char **argv);
 int cmd_stuck(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* parse_u64(), parse_int(), parse_seconds(), parse_mode() */
 #include "collect/parse.h"

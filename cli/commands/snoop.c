@@ -121,13 +121,6 @@ static error_t snoop_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static void print_header(void)
-{
-	printf("%-12s %-16s %7s %-5s %-6s %-9s %10s %12s %8s %8s %10s %10s %s\n",
-	       "TIME(s)", "COMM", "PID", "API", "OP", "DEV", "INO", "OFFSET", "BYTES", "RES",
-	       "LAT(us)", "REAP(us)", "STATE");
-}
-
 static int print_event(void *ctx, const struct tracer_event *e)
 {
 	struct snoop_env *env = ctx;
@@ -225,7 +218,7 @@ int cmd_snoop(int argc, char **argv)
 	fprintf(stderr, "Tracing asynchronous I/O (mode %s)... Hit Ctrl-C to end.\n",
 		tracer_mode_name(t));
 	if (!env.json)
-		print_header();
+		snoop_header(stdout);
 	if (env.duration > 0)
 		end = env.start_mono + (uint64_t)(env.duration * 1e9);
 
