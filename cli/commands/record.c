@@ -301,7 +301,7 @@ int cmd_record(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	if (env.t.o.verbose)
 		tracer_describe(t, stderr);
-	fprintf(stderr, "Recording asynchronous I/O to %s (mode %s)... Hit Ctrl-C to end.\n",
+	fprintf(stderr, "Tracing asynchronous I/O into %s (mode %s)... Hit Ctrl-C to end.\n",
 		env.out, tracer_mode_name(t));
 	if (env.duration > 0)
 		end = h.start_mono_ns + (uint64_t)(env.duration * 1e9);
