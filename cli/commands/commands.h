@@ -44,15 +44,16 @@ struct tracer_opts;
 int filter_opt_parse(int key, char *arg, struct argp_state *state, struct tracer_opts *o);
 
 /*
- * What snoop and record ask of the tracer: the filters above, --mode, -v, --no-reap and
- * --ringbuf-mb, as an argp child (snoop.c): a command lists snoop_trace_argp among
- * its children and points state->child_inputs[i] at its struct snoop_trace at
+ * What snoop and record share: the filters above, --mode, -v, --no-reap, --ringbuf-mb
+ * and -d, as an argp child (snoop.c): a command lists snoop_trace_argp among its
+ * children and points state->child_inputs[i] at its struct snoop_trace at
  * ARGP_KEY_INIT; then sets o.events and o.event_reap = !no_reap itself.
  */
 #include "collect/tracer.h"
 struct snoop_trace {
 	struct tracer_opts o;
 	bool no_reap;
+	double duration;		/* -d: seconds, 0 until a signal */
 };
 struct argp;
 extern const struct argp snoop_trace_argp;

@@ -27,7 +27,6 @@
 struct record_env {
 	struct snoop_trace t;
 	const char *out;
-	double duration;
 	struct recfile_writer *w;
 	int werr;			/* the first write error */
 	uint64_t events, qd_samples, lost_records;
@@ -45,7 +44,6 @@ static void on_signal(int sig)
 
 static const struct argp_option record_options[] = {
 	{ "output", 'o', "FILE", 0, "Write the recording to FILE (required)", 0 },
-	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: until Ctrl-C)", 0 },
 	{ 0 },
 };
 
@@ -73,9 +71,6 @@ static error_t record_parse(int key, char *arg, struct argp_state *state)
 		if (!*arg)
 			opt_invalid(state, "--output", arg, "a file name");
 		env->out = arg;
-		break;
-	case 'd':
-		env->duration = opt_seconds(state, "duration", arg, 0.001, 1e6);
 		break;
 	case ARGP_KEY_ARG:
 		opt_unexpected(state, arg);
@@ -303,8 +298,8 @@ int cmd_record(int argc, char **argv)
 		tracer_describe(t, stderr);
 	fprintf(stderr, "Tracing asynchronous I/O into %s (mode %s)... Hit Ctrl-C to end.\n",
 		env.out, tracer_mode_name(t));
-	if (env.duration > 0)
-		end = h.start_mono_ns + (uint64_t)(env.duration * 1e9);
+	if (env.t.duration > 0)
+		end = h.start_mono_ns + (uint64_t)(env.t.duration * 1e9);
 	next_qd = h.start_mono_ns + QD_EVERY_NS;
 	next_flush = h.start_mono_ns + FLUSH_EVERY_NS;
 

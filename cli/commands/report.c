@@ -154,7 +154,7 @@ static void usage(FILE *f, const char *prog)
 		"Exit status: 0 ok, 1 the file cannot be read (truncated, corrupted, not a\n"
 		"recording, a newer format: the error names the byte), 2 usage error.\n\n"
 		"Examples:\n"
-		"  aioscope record -o io.rec -d 10 && %s io.rec snoop\n", prog, prog, prog);
+		"  %s io.rec snoop --json\n", prog, prog, prog);
 }
 
 int cmd_report(int argc, char **argv)

@@ -20,7 +20,6 @@
 struct snoop_env {
 	struct snoop_trace t;
 	bool json;
-	double duration;
 	uint64_t start_mono;
 	int64_t mono_to_real;
 	uint64_t events;
@@ -37,8 +36,8 @@ static void on_signal(int sig)
 
 enum { OPT_JSON = OPT_CMD_BASE };
 
-/* what snoop and record ask of the tracer: the filters, the mode, the ring buffer, the
- * reap join (snoop_trace_argp, an argp child of both) */
+/* what snoop and record share: the filters, the mode, the ring buffer, the reap join,
+ * the duration (snoop_trace_argp, an argp child of both) */
 static const struct argp_option trace_options[] = {
 	{ "pid", 'p', "PID", 0, "Only requests submitted by this process (tgid)", 0 },
 	{ "dev", OPT_FILTER_DEV, "PATH", 0, "Only this device node, this file, or (a directory) "
@@ -51,6 +50,7 @@ static const struct argp_option trace_options[] = {
 	{ "mode", OPT_FILTER_MODE, "MODE", 0, "Force the attach mode: fentry, kprobe or syscalls", 0 },
 	{ "ringbuf-mb", OPT_TRACE_RINGBUF, "MB", 0, "Ring buffer size (default 16)", 0 },
 	{ "verbose", 'v', NULL, 0, "Print the attach mode and libbpf debug output", 0 },
+	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: until Ctrl-C)", 0 },
 	{ 0 },
 };
 
@@ -69,6 +69,9 @@ static error_t trace_parse(int key, char *arg, struct argp_state *state)
 			opt_invalid(state, "--ringbuf-mb", arg, "1 to 1024 MiB, a power of two");
 		t->o.ringbuf_mb = (unsigned int)v;
 		break;
+	case 'd':
+		t->duration = opt_seconds(state, "duration", arg, 0.001, 1e6);
+		break;
 	default:
 		return filter_opt_parse(key, arg, state, &t->o);
 	}
@@ -79,7 +82,6 @@ const struct argp snoop_trace_argp = { trace_options, trace_parse, NULL, NULL, N
 
 static const struct argp_option snoop_options[] = {
 	{ "json", OPT_JSON, NULL, 0, "One JSON object per line", 0 },
-	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: until Ctrl-C)", 0 },
 	{ 0 },
 };
 
@@ -108,9 +110,6 @@ static error_t snoop_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_JSON:
 		env->json = true;
-		break;
-	case 'd':
-		env->duration = opt_seconds(state, "duration", arg, 0.001, 1e6);
 		break;
 	case ARGP_KEY_ARG:
 		opt_unexpected(state, arg);
@@ -219,8 +218,8 @@ int cmd_snoop(int argc, char **argv)
 		tracer_mode_name(t));
 	if (!env.json)
 		snoop_header(stdout);
-	if (env.duration > 0)
-		end = env.start_mono + (uint64_t)(env.duration * 1e9);
+	if (env.t.duration > 0)
+		end = env.start_mono + (uint64_t)(env.t.duration * 1e9);
 
 	rc = 0;
 	while (!exiting) {
