@@ -369,6 +369,66 @@ static void test_newer_version_refused(void)
 	free(im.p);
 }
 
+/* a chunk as a writer makes it: header, CRC-32C over its first 16 bytes and the data */
+static size_t put_chunk(unsigned char *p, int kind, const unsigned char *data, size_t n)
+{
+	uint32_t crc;
+
+	memcpy(p, "AIOC", 4);
+	p[4] = (unsigned char)kind;
+	p[5] = RECFILE_ENC_RAW;
+	p[6] = p[7] = 0;
+	for (int i = 0; i < 4; i++) {
+		p[8 + i] = (unsigned char)(n >> (8 * i));
+		p[12 + i] = (unsigned char)(n >> (8 * i));
+	}
+	memcpy(p + RECFILE_CHUNK_HDR, data, n);
+	crc = recfile_crc32c(recfile_crc32c(0, p, 16), data, n);
+	for (int i = 0; i < 4; i++)
+		p[16 + i] = (unsigned char)(crc >> (8 * i));
+	return RECFILE_CHUNK_HDR + n;
+}
+
+/* what a newer minor version may add is skipped: a record type, a chunk kind, bytes at
+ * the end of a known record */
+static void test_newer_minor_additions_skipped(void)
+{
+	static struct image im;
+	static unsigned char file[8192];
+	unsigned char recs[512], *q = recs, end[8] = { 3 };
+	struct recfile_reader r;
+	size_t n;
+	int got, rc;
+
+	make_records(1);	/* written[0]: an event */
+	UASSERT(!write_image(&im, RECFILE_ENC_RAW, 0), "writing");
+	/* the file header and the header chunk, then a chunk of: an unknown record, the
+	 * event with 5 more bytes, another unknown record; an unknown chunk; the end */
+	n = im.ends[0];
+	memcpy(file, im.p, n);
+	q[0] = 99, q[1] = 0, q[2] = 3, q[3] = 0, q[4] = q[5] = q[6] = 0xee;
+	q += 7;
+	{
+		/* the event's record as the writer laid it out: after the header chunk */
+		const unsigned char *ev = im.p + im.ends[0] + RECFILE_CHUNK_HDR;
+		size_t len = (size_t)ev[2] | (size_t)ev[3] << 8;
+
+		memcpy(q, ev, 4 + len);
+		q[2] = (unsigned char)(len + 5);
+		memset(q + 4 + len, 0xab, 5);
+		q += 4 + len + 5;
+	}
+	q[0] = 0, q[1] = 1, q[2] = 0, q[3] = 0;	/* type 256, empty */
+	q += 4;
+	n += put_chunk(file + n, RECFILE_CHUNK_RECORDS, recs, (size_t)(q - recs));
+	n += put_chunk(file + n, 9, (const unsigned char *)"future", 6);
+	n += put_chunk(file + n, RECFILE_CHUNK_END, end, sizeof(end));
+	rc = read_image(file, n, &r, &got);
+	UASSERT(rc == 0 && r.complete, "rc %d: %s", rc, r.err);
+	UASSERT(got == 1, "%d records read equal, of the 1 known", got);
+	free(im.p);
+}
+
 static void test_foreign_file(void)
 {
 	static const char text[] = "TIME(s)      COMM                 PID API   OP\n";
@@ -390,6 +450,7 @@ int main(void)
 	RUN(test_truncated_at_every_byte_raw);
 	RUN(test_flipped_bytes_detected);
 	RUN(test_newer_version_refused);
+	RUN(test_newer_minor_additions_skipped);
 	RUN(test_foreign_file);
 	return unit_done("recfile");
 }
