@@ -616,9 +616,9 @@ static void decode_event(const unsigned char *b, struct tracer_event *e)
 	e->tid = (int32_t)(uint32_t)get_u(&c, 4);
 	e->cancel_pid = (int32_t)(uint32_t)get_u(&c, 4);
 	e->cancel_tid = (int32_t)(uint32_t)get_u(&c, 4);
-	e->api = (enum tracer_api)get_u(&c, 1);
-	e->op = (enum tracer_op)get_u(&c, 1);
-	e->state = (enum tracer_state)get_u(&c, 1);
+	e->api = (enum aios_api)get_u(&c, 1);
+	e->op = (enum aios_op)get_u(&c, 1);
+	e->state = (enum aios_state)get_u(&c, 1);
 	/* up to the first NUL: what follows it is no part of the name */
 	memcpy(e->comm, c.p, strnlen((const char *)c.p, TRACER_COMM_LEN - 1));
 }

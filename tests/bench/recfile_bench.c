@@ -51,7 +51,7 @@ static void make_event(struct tracer_event *e, uint64_t ts)
 	e->lat_ns = 3000000 + xrand() % 3000000;
 	e->ts_ns = ts;
 	e->submit_ns = ts - e->lat_ns;
-	e->api = p == 1 ? TRACER_API_URING : TRACER_API_AIO;
+	e->api = p == 1 ? AIOS_API_URING : AIOS_API_AIO;
 	e->reap_ns = p == 1 ? TRACER_REAP_NONE : 20000 + xrand() % 2000000;
 	e->driver_ns = e->lat_ns - 2000 - xrand() % 2000;
 	e->id = 0xff1100000e226000ULL + (xrand() % 64) * 0xc0;
@@ -61,9 +61,9 @@ static void make_event(struct tracer_event *e, uint64_t ts)
 	e->ino = 100 + (uint64_t)(p & 1);
 	e->bytes = p == 2 ? 65536 : 4096;
 	e->offset = (int64_t)((xrand() % (64 << 20)) & ~(e->bytes - 1));
-	e->op = p == 0 ? TRACER_OP_WRITE : p == 1 ? (enum tracer_op)(xrand() & 1) : TRACER_OP_READ;
+	e->op = p == 0 ? AIOS_OP_WRITE : p == 1 ? (enum aios_op)(xrand() & 1) : AIOS_OP_READ;
 	e->res = (int64_t)e->bytes;
-	e->state = TRACER_DONE;
+	e->state = AIOS_DONE;
 	e->dev = 246u << 20 | (uint32_t)(p == 2 || p == 0);
 	e->qd = 1 + (uint32_t)(xrand() % 6);
 	e->pid = 162 + p;

@@ -43,9 +43,9 @@ static void fill_event(struct tracer_event *e, unsigned long long *seed, int i)
 	e->qd = (uint32_t)(i % 33);
 	e->pid = 100 + i % 4;
 	e->tid = 200 + i % 8;
-	e->api = (enum tracer_api)(i % 4);
-	e->op = (enum tracer_op)(i % 6);
-	e->state = (enum tracer_state)(i % 3);
+	e->api = (enum aios_api)(i % 4);
+	e->op = (enum aios_op)(i % 6);
+	e->state = (enum aios_state)(i % 3);
 	strcpy(e->comm, comms[i % 5]);
 	if (i % 17 == 0) {
 		e->cancel_pid = e->pid;
