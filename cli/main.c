@@ -28,6 +28,8 @@ static const struct cmd cmds[] = {
 	{ "top", cmd_top, "live dashboard of asynchronous I/O (also: aiotop)" },
 	{ "stuck", cmd_stuck, "pending requests older than a threshold" },
 	{ "exporter", cmd_exporter, "Prometheus metrics over HTTP (default 127.0.0.1:9476)" },
+	{ "record", cmd_record, "every finished request into a recording file" },
+	{ "report", cmd_report, "a recording shown by a live command's view (snoop)" },
 	{ 0 },
 };
 

@@ -25,6 +25,8 @@ int cmd_hist(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_stuck(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* parse_u64(), parse_int(), parse_seconds(), parse_mode() */
 #include "collect/parse.h"
@@ -36,10 +38,25 @@ int cmd_exporter(int argc, char **argv);
  * other key.
  */
 enum { OPT_FILTER_DEV = 256, OPT_FILTER_COMM, OPT_FILTER_CGROUP, OPT_FILTER_MINLAT,
-       OPT_FILTER_MODE, OPT_CMD_BASE };
+       OPT_FILTER_MODE, OPT_TRACE_NOREAP, OPT_TRACE_RINGBUF, OPT_CMD_BASE };
 struct argp_state;
 struct tracer_opts;
 int filter_opt_parse(int key, char *arg, struct argp_state *state, struct tracer_opts *o);
+
+/*
+ * What snoop and record share: the filters above, --mode, -v, --no-reap, --ringbuf-mb
+ * and -d, as an argp child (snoop.c): a command lists snoop_trace_argp among its
+ * children and points state->child_inputs[i] at its struct snoop_trace at
+ * ARGP_KEY_INIT; then sets o.events and o.event_reap = !no_reap itself.
+ */
+#include "collect/tracer.h"
+struct snoop_trace {
+	struct tracer_opts o;
+	bool no_reap;
+	double duration;		/* -d: seconds, 0 until a signal */
+};
+struct argp;
+extern const struct argp snoop_trace_argp;
 
 /*
  * The options several commands share, parsed one way, with one message on a bad

@@ -18,10 +18,8 @@
 #include "collect/tracer.h"
 
 struct snoop_env {
-	struct tracer_opts o;
+	struct snoop_trace t;
 	bool json;
-	double duration;
-	bool no_reap;
 	uint64_t start_mono;
 	int64_t mono_to_real;
 	uint64_t events;
@@ -36,21 +34,54 @@ static void on_signal(int sig)
 	exiting = 1;
 }
 
-enum { OPT_JSON = OPT_CMD_BASE, OPT_NOREAP, OPT_RINGBUF };
+enum { OPT_JSON = OPT_CMD_BASE };
 
-static const struct argp_option snoop_options[] = {
+/* what snoop and record share: the filters, the mode, the ring buffer, the reap join,
+ * the duration (snoop_trace_argp, an argp child of both) */
+static const struct argp_option trace_options[] = {
 	{ "pid", 'p', "PID", 0, "Only requests submitted by this process (tgid)", 0 },
 	{ "dev", OPT_FILTER_DEV, "PATH", 0, "Only this device node, this file, or (a directory) "
 	  "this filesystem", 0 },
 	{ "comm", OPT_FILTER_COMM, "NAME", 0, "Only requests submitted by tasks named NAME", 0 },
 	{ "cgroup", OPT_FILTER_CGROUP, "PATH", 0, "Only tasks in this cgroup v2 (and below)", 0 },
 	{ "min-lat-us", OPT_FILTER_MINLAT, "N", 0, "Only requests with lat >= N microseconds", 0 },
-	{ "json", OPT_JSON, NULL, 0, "One JSON object per line", 0 },
-	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: until Ctrl-C)", 0 },
-	{ "no-reap", OPT_NOREAP, NULL, 0, "Print at completion, without waiting for the reap", 0 },
+	{ "no-reap", OPT_TRACE_NOREAP, NULL, 0, "Take each request at completion, without waiting "
+	  "for the reap", 0 },
 	{ "mode", OPT_FILTER_MODE, "MODE", 0, "Force the attach mode: fentry, kprobe or syscalls", 0 },
-	{ "ringbuf-mb", OPT_RINGBUF, "MB", 0, "Ring buffer size (default 16)", 0 },
+	{ "ringbuf-mb", OPT_TRACE_RINGBUF, "MB", 0, "Ring buffer size (default 16)", 0 },
 	{ "verbose", 'v', NULL, 0, "Print the attach mode and libbpf debug output", 0 },
+	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: until Ctrl-C)", 0 },
+	{ 0 },
+};
+
+static error_t trace_parse(int key, char *arg, struct argp_state *state)
+{
+	struct snoop_trace *t = state->input;
+	uint64_t v;
+
+	switch (key) {
+	case OPT_TRACE_NOREAP:
+		t->no_reap = true;
+		break;
+	case OPT_TRACE_RINGBUF:
+		v = opt_u64(state, "--ringbuf-mb", arg, 1, 1024, "MiB, a power of two");
+		if (v & (v - 1))
+			opt_invalid(state, "--ringbuf-mb", arg, "1 to 1024 MiB, a power of two");
+		t->o.ringbuf_mb = (unsigned int)v;
+		break;
+	case 'd':
+		t->duration = opt_seconds(state, "duration", arg, 0.001, 1e6);
+		break;
+	default:
+		return filter_opt_parse(key, arg, state, &t->o);
+	}
+	return 0;
+}
+
+const struct argp snoop_trace_argp = { trace_options, trace_parse, NULL, NULL, NULL, NULL, NULL };
+
+static const struct argp_option snoop_options[] = {
+	{ "json", OPT_JSON, NULL, 0, "One JSON object per line", 0 },
 	{ 0 },
 };
 
@@ -72,38 +103,21 @@ static const char snoop_doc[] =
 static error_t snoop_parse(int key, char *arg, struct argp_state *state)
 {
 	struct snoop_env *env = state->input;
-	uint64_t v;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &env->t;
+		break;
 	case OPT_JSON:
 		env->json = true;
-		break;
-	case 'd':
-		env->duration = opt_seconds(state, "duration", arg, 0.001, 1e6);
-		break;
-	case OPT_NOREAP:
-		env->no_reap = true;
-		break;
-	case OPT_RINGBUF:
-		v = opt_u64(state, "--ringbuf-mb", arg, 1, 1024, "MiB, a power of two");
-		if (v & (v - 1))
-			opt_invalid(state, "--ringbuf-mb", arg, "1 to 1024 MiB, a power of two");
-		env->o.ringbuf_mb = (unsigned int)v;
 		break;
 	case ARGP_KEY_ARG:
 		opt_unexpected(state, arg);
 		break;
 	default:
-		return filter_opt_parse(key, arg, state, &env->o);
+		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
-}
-
-static void print_header(void)
-{
-	printf("%-12s %-16s %7s %-5s %-6s %-9s %10s %12s %8s %8s %10s %10s %s\n",
-	       "TIME(s)", "COMM", "PID", "API", "OP", "DEV", "INO", "OFFSET", "BYTES", "RES",
-	       "LAT(us)", "REAP(us)", "STATE");
 }
 
 static int print_event(void *ctx, const struct tracer_event *e)
@@ -167,8 +181,9 @@ static void summary(struct snoop_env *env, struct tracer *t)
 
 int cmd_snoop(int argc, char **argv)
 {
+	static const struct argp_child children[] = { { &snoop_trace_argp, 0, NULL, 0 }, { 0 } };
 	static const struct argp argp = { snoop_options, snoop_parse, NULL, snoop_doc,
-					  NULL, NULL, NULL };
+					  children, NULL, NULL };
 	struct snoop_env env = { 0 };
 	struct tracer *t = NULL;
 	struct timespec rt;
@@ -176,13 +191,13 @@ int cmd_snoop(int argc, char **argv)
 	uint64_t end = 0;
 	int rc;
 
-	env.o.events = true;
+	env.t.o.events = true;
 	rc = argp_parse(&argp, argc, argv, 0, NULL, &env);
 	if (rc)
 		return EXIT_USAGE;
-	env.o.event_reap = !env.no_reap;
+	env.t.o.event_reap = !env.t.no_reap;
 
-	rc = tracer_open(&t, &env.o, err, sizeof(err));
+	rc = tracer_open(&t, &env.t.o, err, sizeof(err));
 	if (rc) {
 		p_err("%s", err);
 		return rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
@@ -197,14 +212,14 @@ int cmd_snoop(int argc, char **argv)
 	clock_gettime(CLOCK_REALTIME, &rt);
 	env.mono_to_real = (int64_t)((uint64_t)rt.tv_sec * 1000000000ULL + rt.tv_nsec) -
 			   (int64_t)env.start_mono;
-	if (env.o.verbose)
+	if (env.t.o.verbose)
 		tracer_describe(t, stderr);
 	fprintf(stderr, "Tracing asynchronous I/O (mode %s)... Hit Ctrl-C to end.\n",
 		tracer_mode_name(t));
 	if (!env.json)
-		print_header();
-	if (env.duration > 0)
-		end = env.start_mono + (uint64_t)(env.duration * 1e9);
+		snoop_header(stdout);
+	if (env.t.duration > 0)
+		end = env.start_mono + (uint64_t)(env.t.duration * 1e9);
 
 	rc = 0;
 	while (!exiting) {

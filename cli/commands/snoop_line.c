@@ -5,6 +5,7 @@
  * No printf: the consumer must keep up with hundreds of thousands of events per
  * second, and a printf per field does not.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "core/format.h"
@@ -141,4 +142,11 @@ size_t snoop_line(char *buf, size_t cap, const struct tracer_event *e, bool json
 	if (!cap)
 		return 0;
 	return json ? json_line(buf, cap, e, mono_to_real) : text_line(buf, cap, e, start_mono);
+}
+
+void snoop_header(FILE *f)
+{
+	fprintf(f, "%-12s %-16s %7s %-5s %-6s %-9s %10s %12s %8s %8s %10s %10s %s\n",
+		"TIME(s)", "COMM", "PID", "API", "OP", "DEV", "INO", "OFFSET", "BYTES", "RES",
+		"LAT(us)", "REAP(us)", "STATE");
 }

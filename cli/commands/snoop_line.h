@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "request/event.h"
 
@@ -26,5 +27,8 @@
  */
 size_t snoop_line(char *buf, size_t cap, const struct tracer_event *e, bool json,
 		  uint64_t mono_to_real, uint64_t start_mono);
+
+/* the text form's column header line (live snoop and report FILE snoop) */
+void snoop_header(FILE *f);
 
 #endif /* AIOSCOPE_SNOOP_LINE_H */

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aioscope record: every finished request, queue-depth samples and the lost-event
+ * counters into a recording file (docs/record-format.md), for report and the tools
+ * after it. The tracer is opened as snoop opens it, with snoop's options.
+ */
+#include <argp.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "request/recfile.h"
+
+#define QD_EVERY_NS	100000000ULL	/* a queue-depth sample every 100 ms */
+#define FLUSH_EVERY_NS	1000000000ULL	/* a chunk, and the lost counters, every second */
+#define AIODEV_CLASS	"/sys/class/aiodev"
+
+struct record_env {
+	struct snoop_trace t;
+	const char *out;
+	struct recfile_writer *w;
+	int werr;			/* the first write error */
+	uint64_t events, qd_samples, lost_records;
+	struct recfile_lost lost;	/* as last written */
+	uint64_t now;			/* the time of the current qd sample */
+};
+
+static volatile sig_atomic_t exiting;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	exiting = 1;
+}
+
+static const struct argp_option record_options[] = {
+	{ "output", 'o', "FILE", 0, "Write the recording to FILE (required)", 0 },
+	{ 0 },
+};
+
+static const char record_doc[] =
+	"Record every finished libaio and io_uring request (everything snoop --json\n"
+	"prints), the queue depth of each device and aio context every 100 ms, and the\n"
+	"lost-event counters into FILE, a compressed recording readable while it is\n"
+	"written (docs/record-format.md). Takes snoop's filters.\n"
+	"A summary (records, bytes, lost events) ends the output on stderr.\n"
+	"\v"
+	"Examples:\n"
+	"  aioscope record -o io.rec                  # until Ctrl-C\n"
+	"  aioscope record -o io.rec -d 10 -p 1234    # process 1234, for 10 seconds\n"
+	"  aioscope record -o io.rec --dev /dev/aiodev0\n";
+
+static error_t record_parse(int key, char *arg, struct argp_state *state)
+{
+	struct record_env *env = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &env->t;
+		break;
+	case 'o':
+		if (!*arg)
+			opt_invalid(state, "--output", arg, "a file name");
+		env->out = arg;
+		break;
+	case ARGP_KEY_ARG:
+		opt_unexpected(state, arg);
+		break;
+	case ARGP_KEY_END:
+		if (!env->out)
+			argp_error(state, "no output file (-o FILE)");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* the first line of @path into @buf, without its newline; 0 or -1 */
+static int read_line(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "re");
+	char *ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(buf, (int)cap, f);
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/*
+ * The knobs of every aiodev device ("aiodev0/latency_ns=200000"), each NUL-terminated,
+ * into a malloc'd list (*len bytes; NULL when aiodev is not loaded). A knob is a
+ * readable and writable attribute of the device (uevent aside), so knobs added to the
+ * driver are recorded without a change here.
+ */
+static char *aiodev_knobs(size_t *len)
+{
+	struct dirent **devs = NULL;
+	char *list = NULL;
+	size_t cap = 0;
+	int n = scandir(AIODEV_CLASS, &devs, NULL, alphasort);
+
+	*len = 0;
+	for (int i = 0; i < n; i++) {
+		struct dirent **attrs = NULL;
+		char dir[300];
+		int m;
+
+		if (devs[i]->d_name[0] != '.') {
+			snprintf(dir, sizeof(dir), AIODEV_CLASS "/%s", devs[i]->d_name);
+			m = scandir(dir, &attrs, NULL, alphasort);
+			for (int k = 0; k < m; k++) {
+				char path[600], val[256];
+				struct stat st;
+				size_t l;
+				char *nl;
+
+				snprintf(path, sizeof(path), "%s/%s", dir, attrs[k]->d_name);
+				if (!strcmp(attrs[k]->d_name, "uevent") || stat(path, &st) ||
+				    !S_ISREG(st.st_mode) || (st.st_mode & 0600) != 0600 ||
+				    read_line(path, val, sizeof(val)))
+					goto next;
+				l = strlen(devs[i]->d_name) + strlen(attrs[k]->d_name) + strlen(val) + 3;
+				if (*len + l > cap) {
+					cap = (*len + l) * 2;
+					nl = realloc(list, cap);
+					if (!nl)
+						goto next;
+					list = nl;
+				}
+				*len += (size_t)sprintf(list + *len, "%s/%s=%s", devs[i]->d_name,
+							attrs[k]->d_name, val) + 1;
+next:
+				free(attrs[k]);
+			}
+			free(attrs);
+		}
+		free(devs[i]);
+	}
+	free(devs);
+	return list;
+}
+
+/* argv as a list of NUL-terminated strings (malloc'd) */
+static char *argv_list(int argc, char **argv, size_t *len)
+{
+	size_t n = 0;
+	char *s;
+
+	for (int i = 0; i < argc; i++)
+		n += strlen(argv[i]) + 1;
+	s = malloc(n ? n : 1);
+	*len = 0;
+	if (!s)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		size_t l = strlen(argv[i]) + 1;
+
+		memcpy(s + *len, argv[i], l);
+		*len += l;
+	}
+	return s;
+}
+
+static int on_event(void *ctx, const struct tracer_event *e)
+{
+	struct record_env *env = ctx;
+	int rc = recfile_write_event(env->w, e);
+
+	if (rc) {
+		env->werr = rc;
+		return rc;
+	}
+	env->events++;
+	return 0;
+}
+
+static int on_qd(void *ctx, const struct tracer_qd *q)
+{
+	struct record_env *env = ctx;
+	struct recfile_qd s = { env->now, (uint32_t)q->kind, q->key, q->now, q->max };
+
+	/* processes are many and short-lived: devices, contexts and the total only;
+	 * idle ones only when something was in flight since the last sample */
+	if (q->kind == TRACER_QD_PID || (q->kind != TRACER_QD_TOTAL && !q->now && !q->max))
+		return 0;
+	if (recfile_write_qd(env->w, &s)) {
+		env->werr = -EIO;
+		return -EIO;
+	}
+	env->qd_samples++;
+	return 0;
+}
+
+static void sample_qd(struct record_env *env, struct tracer *t)
+{
+	env->now = tracer_now_ns();
+	tracer_qd_foreach(t, on_qd, env);
+	tracer_qd_reset_max(t);
+}
+
+/* a lost-events record if a count changed since the last one (or @always) */
+static void write_lost(struct record_env *env, struct tracer *t, bool always)
+{
+	struct tracer_drops d;
+	struct recfile_lost l = { 0 };
+
+	if (tracer_drops(t, &d))
+		return;
+	l.ts_ns = tracer_now_ns();
+	l.ringbuf = d.ringbuf_lost;
+	l.inflight_full = d.inflight_full;
+	l.join = d.join_lost;
+	l.prog_misses = d.prog_misses;
+	l.reap_unread = d.reap_unread;
+	if (!always && recfile_lost_total(&l) == recfile_lost_total(&env->lost))
+		return;
+	env->lost = l;
+	if (recfile_write_lost(env->w, &l))
+		env->werr = -EIO;
+	else
+		env->lost_records++;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct argp_child children[] = { { &snoop_trace_argp, 0, NULL, 0 }, { 0 } };
+	static const struct argp argp = { record_options, record_parse, NULL, record_doc,
+					  children, NULL, NULL };
+	struct record_env env = { 0 };
+	struct recfile_header h = { 0 };
+	struct tracer *t = NULL;
+	struct timespec rt;
+	struct utsname u;
+	char err[256], *args, *knobs;
+	uint64_t end = 0, next_qd, next_flush, bytes = 0, records = 0;
+	int rc, fd;
+
+	env.t.o.events = true;
+	rc = argp_parse(&argp, argc, argv, 0, NULL, &env);
+	if (rc)
+		return EXIT_USAGE;
+	env.t.o.event_reap = !env.t.no_reap;
+	env.t.o.qd = true;
+
+	fd = open(env.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		p_err("%s: %s", env.out, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	rc = tracer_open(&t, &env.t.o, err, sizeof(err));
+	if (rc) {
+		p_err("%s", err);
+		close(fd);
+		unlink(env.out);
+		return rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+
+	if (!uname(&u)) {
+		snprintf(h.host, sizeof(h.host), "%s", u.nodename);
+		snprintf(h.kernel, sizeof(h.kernel), "%s", u.release);
+	}
+	snprintf(h.mode, sizeof(h.mode), "%s", tracer_mode_name(t));
+	h.start_mono_ns = tracer_now_ns();
+	clock_gettime(CLOCK_REALTIME, &rt);
+	h.start_real_ns = (uint64_t)rt.tv_sec * 1000000000ULL + (uint64_t)rt.tv_nsec;
+	args = argv_list(argc, argv, &h.argv_len);
+	h.argv = args;
+	knobs = aiodev_knobs(&h.knobs_len);
+	h.knobs = knobs;
+	env.w = recfile_create(fd, &h, RECFILE_ENC_ZSTD, 3, err, sizeof(err));
+	free(args);
+	free(knobs);
+	if (!env.w) {
+		p_err("%s: %s", env.out, err);
+		tracer_close(t);
+		close(fd);
+		return EXIT_RUNTIME;
+	}
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (env.t.o.verbose)
+		tracer_describe(t, stderr);
+	fprintf(stderr, "Tracing asynchronous I/O into %s (mode %s)... Hit Ctrl-C to end.\n",
+		env.out, tracer_mode_name(t));
+	if (env.t.duration > 0)
+		end = h.start_mono_ns + (uint64_t)(env.t.duration * 1e9);
+	next_qd = h.start_mono_ns + QD_EVERY_NS;
+	next_flush = h.start_mono_ns + FLUSH_EVERY_NS;
+
+	rc = 0;
+	while (!exiting && !env.werr) {
+		uint64_t now = tracer_now_ns(), wake = next_qd;
+		int timeout;
+
+		if (end && now >= end)
+			break;
+		if (end && end < wake)
+			wake = end;
+		timeout = wake > now ? (int)((wake - now) / 1000000) + 1 : 0;
+		rc = tracer_poll(t, timeout, on_event, &env);
+		if (rc < 0 && !env.werr) {
+			p_err("reading events: %s", strerror(-rc));
+			break;
+		}
+		rc = 0;
+		now = tracer_now_ns();
+		if (now >= next_qd) {
+			sample_qd(&env, t);
+			next_qd += QD_EVERY_NS * ((now - next_qd) / QD_EVERY_NS + 1);
+		}
+		if (now >= next_flush) {
+			write_lost(&env, t, false);
+			if (recfile_flush(env.w))
+				env.werr = -EIO;
+			next_flush = now + FLUSH_EVERY_NS;
+		}
+	}
+	/* requests finished but not reaped yet are recorded with reap "none" */
+	if (!env.werr) {
+		tracer_poll(t, 0, on_event, &env);
+		tracer_flush(t, on_event, &env);
+		sample_qd(&env, t);
+		write_lost(&env, t, true);
+	}
+	records = recfile_records(env.w);
+	if (recfile_finish(env.w) && !env.werr)
+		env.werr = -EIO;
+	bytes = (uint64_t)lseek(fd, 0, SEEK_END);
+	if (close(fd) && !env.werr)
+		env.werr = -errno;
+	if (env.werr) {
+		p_err("writing %s: %s", env.out, strerror(-env.werr));
+		rc = -1;
+	}
+	fprintf(stderr, "%llu records (%llu requests, %llu queue-depth samples, %llu "
+		"lost-event counters), %llu bytes to %s; %llu lost events; mode %s\n",
+		(unsigned long long)records, (unsigned long long)env.events,
+		(unsigned long long)env.qd_samples, (unsigned long long)env.lost_records,
+		(unsigned long long)bytes, env.out,
+		(unsigned long long)recfile_lost_total(&env.lost), tracer_mode_name(t));
+	tracer_close(t);
+	return rc ? EXIT_RUNTIME : EXIT_OK;
+}
