@@ -196,7 +196,7 @@ static int on_qd(void *ctx, const struct tracer_qd *q)
 
 	/* processes are many and short-lived: devices, contexts and the total only;
 	 * idle ones only when something was in flight since the last sample */
-	if (q->kind == TRACER_QD_PID || (q->kind != TRACER_QD_TOTAL && !q->now && !q->max))
+	if (q->kind == AIOS_QD_PID || (q->kind != AIOS_QD_TOTAL && !q->now && !q->max))
 		return 0;
 	if (recfile_write_qd(env->w, &s)) {
 		env->werr = -EIO;

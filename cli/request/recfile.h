@@ -59,7 +59,7 @@ struct recfile_header {
 /* A queue-depth sample: one device, context, process or the total at @ts_ns. */
 struct recfile_qd {
 	uint64_t ts_ns;			/* CLOCK_MONOTONIC */
-	uint32_t kind;			/* enum tracer_qd_kind's values: 0 total, 1 dev,
+	uint32_t kind;			/* enum aios_qd_kind's values: 0 total, 1 dev,
 					 * 2 ctx, 3 pid */
 	uint64_t key;			/* 0, dev_t, ctx id or tgid */
 	int64_t now;			/* requests in flight at @ts_ns */
