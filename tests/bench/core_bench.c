@@ -29,15 +29,7 @@
 #define GOAL_EVENTS_S	10e6
 #define INTERVAL_REQS	1000000
 
-static unsigned long long rng = 0x243F6A8885A308D3ULL;
-
-static inline unsigned long long xrand(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 2685821657736338717ULL;
-}
+#include "bench_rand.h"
 
 /* CPU time of this thread: the rate per CPU-second of one core, which a
  * loaded machine (other jobs on the same cores) does not distort much */

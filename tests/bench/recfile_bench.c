@@ -24,15 +24,7 @@
 
 #include "request/recfile.h"
 
-static unsigned long long rng = 0x243F6A8885A308D3ULL;
-
-static unsigned long long xrand(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 2685821657736338717ULL;
-}
+#include "bench_rand.h"
 
 static double now_s(void)
 {
