@@ -29,7 +29,9 @@ static const struct cmd cmds[] = {
 	{ "stuck", cmd_stuck, "pending requests older than a threshold" },
 	{ "exporter", cmd_exporter, "Prometheus metrics over HTTP (default 127.0.0.1:9476)" },
 	{ "record", cmd_record, "every finished request into a recording file" },
-	{ "report", cmd_report, "a recording shown by a live command's view (snoop)" },
+	{ "report", cmd_report, "a recording shown by a live command's view (snoop, hist)" },
+	{ "profile", cmd_profile, "a recording's latency distribution as an aiodev profile" },
+	{ "export", cmd_export, "a recording as a Perfetto / chrome://tracing trace" },
 	{ 0 },
 };
 

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "commands.h"
 #include "collect/tracer.h"
@@ -65,9 +67,46 @@ void opt_mode(struct argp_state *state, const char *arg, enum tracer_mode *m)
 		opt_invalid(state, "mode", arg, "auto, fentry, kprobe, syscalls");
 }
 
+int parse_dev_t(const char *s, uint32_t *dev)
+{
+	unsigned int maj, min;
+	struct stat st;
+	char extra;
+
+	if (sscanf(s, "%u:%u%c", &maj, &min, &extra) == 2 && maj < 4096 && min < (1U << 20)) {
+		*dev = maj << 20 | min;
+		return 0;
+	}
+	if (stat(s, &st) || !(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
+		return -1;
+	*dev = major(st.st_rdev) << 20 | minor(st.st_rdev);
+	return 0;
+}
+
 void opt_unexpected(struct argp_state *state, const char *arg)
 {
 	argp_error(state, "unexpected argument '%s'", arg);
+}
+
+enum aios_group opt_group(struct argp_state *state, const char *arg)
+{
+	int g = tracer_group_parse(arg);
+
+	if (g <= 0)
+		opt_invalid(state, "--by", arg, "op, pid, dev, ctx, qd");
+	return (enum aios_group)g;
+}
+
+const char *opt_comm(struct argp_state *state, const char *arg)
+{
+	if (!*arg || strlen(arg) >= TRACER_COMM_LEN)
+		opt_invalid(state, "--comm", arg, "1 to 15 characters");
+	return arg;
+}
+
+uint64_t opt_min_lat(struct argp_state *state, const char *arg)
+{
+	return opt_u64(state, "--min-lat-us", arg, 0, UINT64_MAX / 1000, "microseconds") * 1000;
 }
 
 int filter_opt_parse(int key, char *arg, struct argp_state *state, struct tracer_opts *o)
@@ -80,16 +119,13 @@ int filter_opt_parse(int key, char *arg, struct argp_state *state, struct tracer
 		o->dev = arg;
 		break;
 	case OPT_FILTER_COMM:
-		if (!*arg || strlen(arg) >= TRACER_COMM_LEN)
-			opt_invalid(state, "--comm", arg, "1 to 15 characters");
-		o->comm = arg;
+		o->comm = opt_comm(state, arg);
 		break;
 	case OPT_FILTER_CGROUP:
 		o->cgroup = arg;
 		break;
 	case OPT_FILTER_MINLAT:
-		o->min_lat_ns = opt_u64(state, "--min-lat-us", arg, 0, UINT64_MAX / 1000,
-					"microseconds") * 1000;
+		o->min_lat_ns = opt_min_lat(state, arg);
 		break;
 	case OPT_FILTER_MODE:
 		opt_mode(state, arg, &o->mode);

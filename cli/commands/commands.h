@@ -27,6 +27,8 @@ int cmd_stuck(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* parse_u64(), parse_int(), parse_seconds(), parse_mode() */
 #include "collect/parse.h"
@@ -80,6 +82,18 @@ enum tracer_mode;
 void opt_mode(struct argp_state *state, const char *arg, enum tracer_mode *m);
 /* a positional argument where a command takes none */
 void opt_unexpected(struct argp_state *state, const char *arg);
+
+/*
+ * A device as the kernel's dev_t in the events (major << 20 | minor), from a device
+ * node or "MAJ:MIN": 0, or -1 for anything else. For the commands that read
+ * recordings, where the device may not exist on this machine.
+ */
+int parse_dev_t(const char *s, uint32_t *dev);
+
+/* --by (op, pid, dev, ctx, qd), --comm (1 to 15 characters), --min-lat-us (in ns) */
+enum aios_group opt_group(struct argp_state *state, const char *arg);
+const char *opt_comm(struct argp_state *state, const char *arg);
+uint64_t opt_min_lat(struct argp_state *state, const char *arg);
 
 /* "Error: ..." on stderr (one line) */
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -12,10 +12,9 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "core/format.h"
 #include "core/hist.h"
-#include "core/json.h"
 #include "collect/tracer.h"
+#include "hist_view.h"
 
 /* cumulative state of one (kind, group) */
 struct hgroup {
@@ -34,8 +33,8 @@ struct hist_env {
 	double duration;
 	struct hgroup *g;
 	size_t ng, capg;
-	struct aio_json j;
-	int64_t mono_to_real;
+	struct hist_view v;
+	const char *missing[32];	/* the hooks missing, for the JSON lines */
 };
 
 /*
@@ -98,14 +97,10 @@ static const char hist_doc[] =
 static error_t hist_parse(int key, char *arg, struct argp_state *state)
 {
 	struct hist_env *env = state->input;
-	int i;
 
 	switch (key) {
 	case OPT_BY:
-		i = tracer_group_parse(arg);
-		if (i <= 0)
-			opt_invalid(state, "--by", arg, "op, pid, dev, ctx, qd");
-		env->o.hist_by = (enum aios_group)i;
+		env->o.hist_by = opt_group(state, arg);
 		break;
 	case 'i':
 		env->interval = opt_seconds(state, "interval", arg, 0.001, 1e6);
@@ -132,47 +127,6 @@ static error_t hist_parse(int key, char *arg, struct argp_state *state)
 		return filter_opt_parse(key, arg, state, &env->o);
 	}
 	return 0;
-}
-
-static const char *kind_name(enum aios_hist_kind k)
-{
-	static const char *const n[] = { "lat", "reap", "driver", "submit_batch", "reap_batch",
-					 "bytes" };
-
-	return (unsigned int)k < AIOS_H_NR ? n[k] : "?";
-}
-
-/* Batch sizes (requests per io_submit, events per reap) are counts, never grouped. */
-static bool is_batch_kind(enum aios_hist_kind kind)
-{
-	return kind == AIOS_H_SUBMIT_BATCH || kind == AIOS_H_REAP_BATCH;
-}
-
-static const char *group_label(const struct hist_env *env, enum aios_hist_kind kind,
-			       uint64_t g, char *buf, size_t len)
-{
-	if (is_batch_kind(kind))
-		return "all";
-	switch (env->o.hist_by) {
-	case AIOS_BY_OP:
-		return tracer_op_name((enum aios_op)g);
-	case AIOS_BY_PID:
-		snprintf(buf, len, "%llu", (unsigned long long)g);
-		return buf;
-	case AIOS_BY_DEV:
-		return tracer_dev_str((uint32_t)g, buf, len);
-	case AIOS_BY_CTX:
-		snprintf(buf, len, "0x%llx", (unsigned long long)g);
-		return buf;
-	case AIOS_BY_QD:
-		if (g == 0)
-			snprintf(buf, len, "1");
-		else
-			snprintf(buf, len, "%llu-%llu", 1ULL << g, (2ULL << g) - 1);
-		return buf;
-	default:
-		return "all";
-	}
 }
 
 static int on_hist(void *ctx, const struct tracer_hist *h)
@@ -207,152 +161,35 @@ static int on_hist(void *ctx, const struct tracer_hist *h)
 	return 0;
 }
 
-static int cmp_group(const void *a, const void *b)
+static void print_interval(struct hist_env *env, uint64_t idx)
 {
-	const struct hgroup *x = a, *y = b;
-
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	return x->group < y->group ? -1 : x->group > y->group;
-}
-
-/* A histogram of small counts (requests per call): one row per bucket in use. */
-static void print_counts(const struct aio_hist *h)
-{
-	__u64 peak = 0;
-
-	for (unsigned int b = 0; b < AIO_HIST_BUCKETS; b++)
-		if (h->buckets[b] > peak)
-			peak = h->buckets[b];
-	printf("     %-19s : %-8s distribution\n", "per call", "calls");
-	for (unsigned int b = 0; b < AIO_HIST_BUCKETS; b++) {
-		unsigned long long lo = aio_bucket_lower(b), hi = aio_bucket_upper(b);
-		char range[48], bar[41];
-		int w;
-
-		if (!h->buckets[b])
-			continue;
-		if (lo == hi)
-			snprintf(range, sizeof(range), "%llu", lo);
-		else
-			snprintf(range, sizeof(range), "%llu -> %llu", lo, hi);
-		w = (int)(h->buckets[b] * 40 / peak);
-		memset(bar, '*', (size_t)w);
-		bar[w] = 0;
-		printf("%24s : %-8llu |%-40s|\n", range, (unsigned long long)h->buckets[b], bar);
-	}
-}
-
-/* One group's interval as a JSON line: its percentiles and non-empty buckets. */
-static void group_json(struct hist_env *env, struct tracer *t, uint64_t idx,
-		       const struct timespec *rt, const struct hgroup *g, const char *label,
-		       const struct aio_hist *d, const __u64 p[5])
-{
-	bool counts = is_batch_kind(g->kind);
-	struct aio_json *j = &env->j;
-	const char *mh;
-
-	aio_json_start_object(j);
-	aio_json_u64_field(j, "ts_ns", (uint64_t)rt->tv_sec * 1000000000ULL + rt->tv_nsec);
-	aio_json_u64_field(j, "interval", idx);
-	aio_json_string_field(j, "mode", tracer_mode_name(t));
-	aio_json_name(j, "missing_hooks");
-	aio_json_start_array(j);
-	for (int m = 0; (mh = tracer_missing_hook(t, m, NULL, NULL)); m++)
-		aio_json_string(j, mh);
-	aio_json_end_array(j);
-	aio_json_string_field(j, "hist", kind_name(g->kind));
-	aio_json_string_field(j, "by", counts ? "all" : tracer_group_name(env->o.hist_by));
-	aio_json_string_field(j, "group", label);
-	aio_json_u64_field(j, "count", d->count);
-	aio_json_u64_field(j, "p50_ns", p[0]);
-	aio_json_u64_field(j, "p90_ns", p[1]);
-	aio_json_u64_field(j, "p99_ns", p[2]);
-	aio_json_u64_field(j, "p999_ns", p[3]);
-	aio_json_u64_field(j, "max_ns", p[4]);
-	aio_json_name(j, "buckets");
-	aio_json_start_array(j);
-	for (unsigned int b = 0; b < AIO_HIST_BUCKETS; b++) {
-		if (!d->buckets[b])
-			continue;
-		aio_json_start_array(j);
-		aio_json_u64(j, aio_bucket_lower(b));
-		aio_json_u64(j, aio_bucket_upper(b));
-		aio_json_u64(j, d->buckets[b]);
-		aio_json_end_array(j);
-	}
-	aio_json_end_array(j);
-	aio_json_end_object(j);
-}
-
-/* One group's interval as text: a summary line, then the histogram. */
-static void group_text(const struct hist_env *env, const struct hgroup *g, const char *label,
-		       const struct aio_hist *d, const __u64 p[5])
-{
-	char s[5][16], what[80];
-
-	if (is_batch_kind(g->kind)) {
-		printf("\n%s (%s per call): count %llu  p50 %llu  p90 %llu  p99 %llu  "
-		       "max %llu\n", kind_name(g->kind),
-		       g->kind == AIOS_H_SUBMIT_BATCH ? "requests" : "events",
-		       (unsigned long long)d->count, (unsigned long long)p[0],
-		       (unsigned long long)p[1], (unsigned long long)p[2],
-		       (unsigned long long)p[4]);
-		print_counts(d);
-		return;
-	}
-	for (int k = 0; k < 5; k++)
-		aio_fmt_ns(s[k], sizeof(s[k]), p[k]);
-	if (env->o.hist_by == AIOS_BY_NONE)
-		snprintf(what, sizeof(what), "%s", kind_name(g->kind));
-	else
-		snprintf(what, sizeof(what), "%s, %s %s", kind_name(g->kind),
-			 tracer_group_name(env->o.hist_by), label);
-	printf("\n%s: count %llu  p50 <=%s  p90 <=%s  p99 <=%s  "
-	       "p99.9 <=%s  max %s\n", what,
-	       (unsigned long long)d->count, s[0], s[1], s[2], s[3], s[4]);
-	aio_hist_print_log2(d, stdout, NULL);
-}
-
-static void print_interval(struct hist_env *env, struct tracer *t, uint64_t idx)
-{
-	static const double pct[5] = { 50, 90, 99, 99.9, 100 };
-	struct aio_hist d;
+	struct hist_view_group *vg = NULL;
+	struct aio_hist *d = NULL;
 	struct timespec rt;
-	char tbuf[32], lbuf[48];
-	bool any = false;
 
 	clock_gettime(CLOCK_REALTIME, &rt);
-	if (env->ng)
-		qsort(env->g, env->ng, sizeof(*env->g), cmp_group);
-	if (!env->json) {
-		struct tm tm;
-
-		localtime_r(&rt.tv_sec, &tm);
-		strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
-		printf("\n[%s] mode %s\n", tbuf, tracer_mode_name(t));
+	if (env->ng) {
+		vg = calloc(env->ng, sizeof(*vg));
+		d = calloc(env->ng, sizeof(*d));
+		if (!vg || !d) {
+			p_err("out of memory printing %zu groups", env->ng);
+			free(vg);
+			free(d);
+			return;
+		}
 	}
 	for (size_t i = 0; i < env->ng; i++) {
 		struct hgroup *g = &env->g[i];
-		const char *label = group_label(env, g->kind, g->group, lbuf, sizeof(lbuf));
-		__u64 p[5] = { 0 };
 
-		aio_hist_diff(&d, &g->cum, &g->prev);
+		aio_hist_diff(&d[i], &g->cum, &g->prev);
 		g->prev = g->cum;
-		if (!d.count)
-			continue;
-		any = true;
-		for (int k = 0; k < 5; k++)
-			aio_hist_percentile(&d, pct[k], &p[k]);
-		p[4] = d.max;
-		if (env->json)
-			group_json(env, t, idx, &rt, g, label, &d, p);
-		else
-			group_text(env, g, label, &d, p);
+		vg[i] = (struct hist_view_group){ .kind = g->kind, .group = g->group, .h = &d[i] };
 	}
-	if (!env->json && !any)
-		printf("(no requests)\n");
-	fflush(stdout);
+	if (env->ng)
+		qsort(vg, env->ng, sizeof(*vg), hist_view_group_cmp);
+	hist_view_interval(&env->v, idx, &rt, vg, env->ng);
+	free(vg);
+	free(d);
 }
 
 int cmd_hist(int argc, char **argv)
@@ -384,7 +221,11 @@ int cmd_hist(int argc, char **argv)
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
-	aio_json_init(&env.j, stdout, false);
+	hist_view_init(&env.v, env.json, env.o.hist_by, tracer_mode_name(t));
+	for (const char *mh; env.v.nmissing < sizeof(env.missing) / sizeof(env.missing[0]) &&
+	     (mh = tracer_missing_hook(t, (int)env.v.nmissing, NULL, NULL));)
+		env.missing[env.v.nmissing++] = mh;
+	env.v.missing = env.missing;
 	if (env.o.verbose)
 		tracer_describe(t, stderr);
 	fprintf(stderr, "Tracing asynchronous I/O (mode %s)... Hit Ctrl-C to end.\n",
@@ -406,7 +247,7 @@ int cmd_hist(int argc, char **argv)
 				break;
 			}
 			rc = 0;
-			print_interval(&env, t, ++idx);
+			print_interval(&env, ++idx);
 			if (next)
 				next += (uint64_t)(env.interval * 1e9);
 			if (last || (env.count && idx >= env.count))

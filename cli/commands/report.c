@@ -2,7 +2,8 @@
 /*
  * aioscope report FILE VIEW: a recording (aioscope record, docs/record-format.md)
  * shown by a live command's view. VIEW snoop: the lines live snoop prints, by
- * snoop's own line writer, with the recording's clock.
+ * snoop's own line writer, with the recording's clock. VIEW hist: the histograms
+ * live hist prints (hist_view.c), aggregated from the recorded requests.
  */
 #include <argp.h>
 #include <errno.h>
@@ -13,18 +14,92 @@
 
 #include "commands.h"
 #include "core/json.h"
+#include "hist_view.h"
 #include "request/recfile.h"
 #include "snoop_line.h"
+
+/* The filters a view applies to the recorded requests, as the live commands do. */
+struct rec_filter {
+	int pid;
+	bool have_dev;
+	uint32_t dev;
+	const char *comm;
+	uint64_t min_lat_ns;
+};
 
 struct report_env {
 	const char *file;
 	bool json;
+	struct rec_filter f;
+	/* hist */
+	enum aios_group by;
+	bool reap;
+	double interval;
+	uint64_t count;
 };
+
+enum { OPT_R_BY = OPT_CMD_BASE, OPT_R_REAP };
+
+#define FILTER_OPTIONS							\
+	{ "pid", 'p', "PID", 0, "Only requests submitted by this process", 0 },	\
+	{ "dev", OPT_FILTER_DEV, "DEV", 0,					\
+	  "Only requests to this device (a device node or MAJ:MIN)", 0 },	\
+	{ "comm", OPT_FILTER_COMM, "NAME", 0,				\
+	  "Only requests submitted by tasks named NAME", 0 },		\
+	{ "min-lat-us", OPT_FILTER_MINLAT, "N", 0,				\
+	  "Only requests with lat >= N microseconds", 0 }
 
 static const struct argp_option report_snoop_options[] = {
 	{ "json", 'j', NULL, 0, "One JSON object per line, as snoop --json", 0 },
+	FILTER_OPTIONS,
 	{ 0 },
 };
+
+static const struct argp_option report_hist_options[] = {
+	{ "by", OPT_R_BY, "GROUP", 0, "Group by op, pid, dev, ctx or qd (default: one group)", 0 },
+	{ "interval", 'i', "SEC", 0,
+	  "An interval every SEC seconds of the recording (default: the whole of it)", 0 },
+	{ "count", 'n', "COUNT", 0, "Stop after COUNT intervals (of 1 s unless -i)", 0 },
+	{ "reap", OPT_R_REAP, NULL, 0, "Also the reap latency (complete -> io_getevents)", 0 },
+	{ "json", 'j', NULL, 0, "One JSON object per group per interval, as hist --json", 0 },
+	FILTER_OPTIONS,
+	{ 0 },
+};
+
+static bool rec_wanted(const struct rec_filter *f, const struct tracer_event *e)
+{
+	if (f->pid && e->pid != f->pid)
+		return false;
+	if (f->have_dev && e->dev != f->dev)
+		return false;
+	if (f->comm && strcmp(e->comm, f->comm))
+		return false;
+	return e->lat_ns >= f->min_lat_ns;
+}
+
+/* The filter options of every view; ARGP_ERR_UNKNOWN for the others. */
+static error_t filter_parse(int key, char *arg, struct argp_state *state, struct rec_filter *f)
+{
+	switch (key) {
+	case 'p':
+		f->pid = opt_pid(state, arg);
+		break;
+	case OPT_FILTER_DEV:
+		if (parse_dev_t(arg, &f->dev))
+			opt_invalid(state, "--dev", arg, "a device node or MAJ:MIN");
+		f->have_dev = true;
+		break;
+	case OPT_FILTER_COMM:
+		f->comm = opt_comm(state, arg);
+		break;
+	case OPT_FILTER_MINLAT:
+		f->min_lat_ns = opt_min_lat(state, arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
 
 static const char report_snoop_doc[] =
 	"Print the requests of a recording as snoop prints them live: one line per\n"
@@ -49,13 +124,14 @@ static error_t report_snoop_parse(int key, char *arg, struct argp_state *state)
 		opt_unexpected(state, arg);
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return filter_parse(key, arg, state, &env->f);
 	}
 	return 0;
 }
 
-static void summary(struct report_env *env, const struct recfile_reader *r, uint64_t events,
-		    const struct recfile_lost *l)
+/* The closing line on stderr; with @json_object also a "summary" line on stdout. */
+static void summary(const struct recfile_reader *r, uint64_t events, const struct recfile_lost *l,
+		    bool json_object)
 {
 	fprintf(stderr, "%llu events, %llu lost events (ring buffer %llu, in-flight map full %llu, "
 		"join %llu, program misses %llu, reaps unread %llu); mode %s; recorded on %s "
@@ -65,7 +141,7 @@ static void summary(struct report_env *env, const struct recfile_reader *r, uint
 		(unsigned long long)l->join, (unsigned long long)l->prog_misses,
 		(unsigned long long)l->reap_unread, r->hdr.mode, r->hdr.host, r->hdr.kernel,
 		r->complete ? "" : "; the recording is incomplete");
-	if (env->json) {
+	if (json_object) {
 		struct aio_json j;
 
 		aio_json_init(&j, stdout, false);
@@ -86,6 +162,24 @@ static void summary(struct report_env *env, const struct recfile_reader *r, uint
 	}
 }
 
+/* Opens @file and reads its header into @r; NULL (said) if it cannot. */
+static FILE *open_recording(const char *file, struct recfile_reader *r)
+{
+	FILE *f = fopen(file, "re");
+
+	if (!f) {
+		p_err("%s: %s", file, strerror(errno));
+		return NULL;
+	}
+	if (recfile_open(r, f)) {
+		p_err("%s: %s", file, r->err);
+		recfile_close(r);
+		fclose(f);
+		return NULL;
+	}
+	return f;
+}
+
 static int report_snoop(const char *file, int argc, char **argv)
 {
 	static const struct argp argp = { report_snoop_options, report_snoop_parse, NULL,
@@ -100,18 +194,9 @@ static int report_snoop(const char *file, int argc, char **argv)
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
 		return EXIT_USAGE;
-	f = fopen(file, "re");
-	if (!f) {
-		p_err("%s: %s", file, strerror(errno));
+	f = open_recording(file, &r);
+	if (!f)
 		return EXIT_RUNTIME;
-	}
-	rc = recfile_open(&r, f);
-	if (rc) {
-		p_err("%s: %s", file, r.err);
-		recfile_close(&r);
-		fclose(f);
-		return EXIT_RUNTIME;
-	}
 	setvbuf(stdout, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, 1 << 16);
 	mono_to_real = r.hdr.start_real_ns - r.hdr.start_mono_ns;
 	if (!env.json)
@@ -122,7 +207,7 @@ static int report_snoop(const char *file, int argc, char **argv)
 
 		if (rec.type == RECFILE_LOST) {
 			lost = rec.lost;
-		} else if (rec.type == RECFILE_EVENT) {
+		} else if (rec.type == RECFILE_EVENT && rec_wanted(&env.f, &rec.ev)) {
 			n = snoop_line(line, sizeof(line), &rec.ev, env.json, mono_to_real,
 				       r.hdr.start_mono_ns);
 			fwrite(line, 1, n, stdout);
@@ -130,7 +215,7 @@ static int report_snoop(const char *file, int argc, char **argv)
 		}
 	}
 	fflush(stdout);
-	summary(&env, &r, events, &lost);
+	summary(&r, events, &lost, env.json);
 	if (rc < 0)
 		p_err("%s: %s", file, r.err);
 	recfile_close(&r);
@@ -138,11 +223,206 @@ static int report_snoop(const char *file, int argc, char **argv)
 	return rc < 0 ? EXIT_RUNTIME : EXIT_OK;
 }
 
+/* ---- hist ---- */
+
+static const char report_hist_doc[] =
+	"Print the latency histograms of a recording as hist prints them live: count,\n"
+	"p50, p90, p99, p99.9 and max per group, the latency of each request from\n"
+	"submit to completion (lat), aiodev's own time where the recording has it\n"
+	"(driver) and with --reap the reap latency; one interval for the whole\n"
+	"recording, or with -i one per SEC seconds of it (by each request's completion\n"
+	"time; the time shown is the interval's end, on the recording's clock). The\n"
+	"syscall batches of hist --syscalls are not recorded. A damaged recording: the\n"
+	"requests before the damage are counted, then a one-line error, exit status 1.\n"
+	"\v"
+	"Examples:\n"
+	"  aioscope report io.rec hist --by op\n"
+	"  aioscope report io.rec hist -i 1 --json | jq .p99_ns\n";
+
+static error_t report_hist_parse(int key, char *arg, struct argp_state *state)
+{
+	struct report_env *env = state->input;
+
+	switch (key) {
+	case OPT_R_BY:
+		env->by = opt_group(state, arg);
+		break;
+	case 'i':
+		env->interval = opt_seconds(state, "interval", arg, 0.001, 1e6);
+		break;
+	case 'n':
+		env->count = (uint64_t)opt_count(state, arg);
+		break;
+	case OPT_R_REAP:
+		env->reap = true;
+		break;
+	case 'j':
+		env->json = true;
+		break;
+	case ARGP_KEY_ARG:
+		opt_unexpected(state, arg);
+		break;
+	default:
+		return filter_parse(key, arg, state, &env->f);
+	}
+	return 0;
+}
+
+/* The groups of one interval: a histogram per (kind, group), as live hist keeps. */
+struct rhist {
+	struct hist_view_group *vg;
+	struct aio_hist *h;
+	size_t n, cap;
+};
+
+static struct aio_hist *rhist_of(struct rhist *rh, enum aios_hist_kind kind, uint64_t group)
+{
+	for (size_t i = 0; i < rh->n; i++)
+		if (rh->vg[i].kind == kind && rh->vg[i].group == group)
+			return &rh->h[i];
+	if (rh->n == rh->cap) {
+		size_t nc = rh->cap ? rh->cap * 2 : 8;
+		struct hist_view_group *vg = realloc(rh->vg, nc * sizeof(*vg));
+		struct aio_hist *h;
+
+		if (!vg)
+			return NULL;
+		rh->vg = vg;
+		h = realloc(rh->h, nc * sizeof(*h));
+		if (!h)
+			return NULL;
+		rh->h = h;
+		rh->cap = nc;
+	}
+	rh->vg[rh->n] = (struct hist_view_group){ .kind = kind, .group = group };
+	aio_hist_reset(&rh->h[rh->n]);
+	return &rh->h[rh->n++];
+}
+
+/* The group of a request in live hist's terms (bpf/hist.bpf.h, group_of). */
+static uint64_t rec_group(enum aios_group by, const struct tracer_event *e)
+{
+	switch (by) {
+	case AIOS_BY_OP:
+		return e->op;
+	case AIOS_BY_PID:
+		return (uint32_t)e->pid;
+	case AIOS_BY_DEV:
+		return e->dev;
+	case AIOS_BY_CTX:
+		return e->ctx;
+	case AIOS_BY_QD:
+		return aio_log2(e->qd ? e->qd : 1);
+	default:
+		return 0;
+	}
+}
+
+static int rhist_add(struct rhist *rh, const struct report_env *env, const struct tracer_event *e)
+{
+	uint64_t g = rec_group(env->by, e);
+	struct aio_hist *h = rhist_of(rh, AIOS_H_LAT, g);
+
+	if (!h)
+		return -ENOMEM;
+	aio_hist_add(h, e->lat_ns);
+	if (e->driver_ns != TRACER_DRIVER_NONE) {
+		h = rhist_of(rh, AIOS_H_DRIVER, g);
+		if (!h)
+			return -ENOMEM;
+		aio_hist_add(h, e->driver_ns);
+	}
+	if (env->reap && e->reap_ns != TRACER_REAP_NONE) {
+		h = rhist_of(rh, AIOS_H_REAP, g);
+		if (!h)
+			return -ENOMEM;
+		aio_hist_add(h, e->reap_ns);
+	}
+	return 0;
+}
+
+/* Prints the interval ending at @end_mono (recording clock) and empties the groups. */
+static void rhist_print(struct rhist *rh, struct hist_view *v, uint64_t idx, uint64_t end_mono,
+			const struct recfile_reader *r)
+{
+	uint64_t wall = r->hdr.start_real_ns + (end_mono - r->hdr.start_mono_ns);
+	struct timespec rt = { .tv_sec = (time_t)(wall / 1000000000ULL),
+			       .tv_nsec = (long)(wall % 1000000000ULL) };
+
+	for (size_t i = 0; i < rh->n; i++)
+		rh->vg[i].h = &rh->h[i];
+	if (rh->n)
+		qsort(rh->vg, rh->n, sizeof(*rh->vg), hist_view_group_cmp);
+	hist_view_interval(v, idx, &rt, rh->vg, rh->n);
+	rh->n = 0;
+}
+
+static int report_hist(const char *file, int argc, char **argv)
+{
+	static const struct argp argp = { report_hist_options, report_hist_parse, NULL,
+					  report_hist_doc, NULL, NULL, NULL };
+	struct report_env env = { .file = file };
+	struct recfile_lost lost = { 0 };
+	struct recfile_reader r;
+	struct recfile_rec rec;
+	struct rhist rh = { 0 };
+	struct hist_view v;
+	uint64_t events = 0, idx = 0, step, next = 0, last_ts = 0;
+	int rc, ret = EXIT_OK;
+	FILE *f;
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
+		return EXIT_USAGE;
+	if (env.count && !env.interval)
+		env.interval = 1;	/* -n alone: COUNT one-second intervals, as hist */
+	f = open_recording(file, &r);
+	if (!f)
+		return EXIT_RUNTIME;
+	hist_view_init(&v, env.json, env.by, r.hdr.mode);
+	step = env.interval > 0 ? (uint64_t)(env.interval * 1e9) : 0;
+	if (step)
+		next = r.hdr.start_mono_ns + step;
+	while ((rc = recfile_next(&r, &rec)) == 1) {
+		if (rec.type == RECFILE_LOST)
+			lost = rec.lost;
+		if (rec.type != RECFILE_EVENT || !rec_wanted(&env.f, &rec.ev))
+			continue;
+		/* intervals end by the completion times; a late record counts in the current one */
+		while (step && rec.ev.ts_ns >= next && !(env.count && idx >= env.count)) {
+			rhist_print(&rh, &v, ++idx, next, &r);
+			next += step;
+		}
+		if (env.count && idx >= env.count)
+			break;
+		if (rhist_add(&rh, &env, &rec.ev)) {
+			p_err("out of memory after %llu requests", (unsigned long long)events);
+			ret = EXIT_RUNTIME;
+			break;
+		}
+		events++;
+		if (rec.ev.ts_ns > last_ts)
+			last_ts = rec.ev.ts_ns;
+	}
+	if (!ret && !(env.count && idx >= env.count))
+		rhist_print(&rh, &v, ++idx, step ? next : (last_ts ? last_ts : r.hdr.start_mono_ns), &r);
+	summary(&r, events, &lost, false);	/* hist --json prints groups only */
+	if (rc < 0) {
+		p_err("%s: %s", file, r.err);
+		ret = EXIT_RUNTIME;
+	}
+	free(rh.vg);
+	free(rh.h);
+	recfile_close(&r);
+	fclose(f);
+	return ret;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(const char *file, int argc, char **argv);
 } views[] = {
 	{ "snoop", report_snoop },
+	{ "hist", report_hist },
 };
 
 static void usage(FILE *f, const char *prog)
@@ -150,11 +430,13 @@ static void usage(FILE *f, const char *prog)
 	fprintf(f, "Usage: %s FILE VIEW [OPTION...]\n"
 		"Show a recording of aioscope record (FILE) by a view of a live command.\n\n"
 		"Views:\n"
-		"  snoop    one line per request, as aioscope snoop ('%s FILE snoop --help')\n\n"
+		"  snoop    one line per request, as aioscope snoop ('%s FILE snoop --help')\n"
+		"  hist     latency histograms, as aioscope hist ('%s FILE hist --help')\n\n"
 		"Exit status: 0 ok, 1 the file cannot be read (truncated, corrupted, not a\n"
 		"recording, a newer format: the error names the byte), 2 usage error.\n\n"
 		"Examples:\n"
-		"  %s io.rec snoop --json\n", prog, prog, prog);
+		"  %s io.rec snoop --json\n"
+		"  %s io.rec hist --by op\n", prog, prog, prog, prog, prog);
 }
 
 int cmd_report(int argc, char **argv)
@@ -183,6 +465,6 @@ int cmd_report(int argc, char **argv)
 		argv[2] = prog;
 		return views[i].fn(argv[1], argc - 2, argv + 2);
 	}
-	p_err("%s: unknown view '%s' (one of: snoop)", argv[0], argv[2]);
+	p_err("%s: unknown view '%s' (one of: snoop, hist)", argv[0], argv[2]);
 	return EXIT_USAGE;
 }

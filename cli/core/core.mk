@@ -3,5 +3,6 @@
 # gives AIO_CORE_SRCS (paths relative to the root). Plain C (gnu11), libc
 # and libm only (-lm): no libbpf, no curses.
 AIO_CORE_SRCS := cli/core/oatable.c cli/core/hist.c cli/core/inflight.c cli/core/table.c \
-		 cli/core/format.c cli/core/json.c cli/core/prom.c
+		 cli/core/format.c cli/core/json.c cli/core/prom.c \
+		 cli/core/profile.c
 AIO_CORE_HDRS := $(AIO_CORE_SRCS:.c=.h) bpf/buckets.h

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aioscope export FILE --perfetto OUT.json: a recording in the Chrome / Perfetto
+ * JSON trace format (the "Trace Event Format"), which ui.perfetto.dev and
+ * chrome://tracing open.
+ *
+ * Asynchronous requests overlap, and a track of complete ("X") events must nest, so
+ * each submitting thread and each device gets as many lanes (tracks) as it had
+ * requests in flight at once: a request goes to the first lane free at its submit
+ * time. A request is a slice from submit to completion, with aiodev's own time as a
+ * slice inside it; its reap is an instant on the thread's "reaps" track; queue-depth
+ * samples are counters of each device and aio context. Events are written track by
+ * track in time order, so every track's timestamps increase.
+ */
+#define _GNU_SOURCE	/* qsort_r */
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "core/json.h"
+#include "request/recfile.h"
+
+#define PID_DEVICES	0x40000000	/* the synthetic process of a device: | its index */
+#define PID_CONTEXTS	0x3fffffff	/* the synthetic process of the aio contexts */
+#define TID_REAPS	0x20000000	/* a thread's reaps track: | its tid */
+#define LANE_SHIFT	22		/* a lane's tid: lane << 22 | tid (tids < 2^22) */
+
+struct export_env {
+	const char *file;
+	const char *out;
+};
+
+enum { OPT_PERFETTO = OPT_CMD_BASE };
+
+static const struct argp_option export_options[] = {
+	{ "perfetto", OPT_PERFETTO, "OUT.json", 0,
+	  "Write a Chrome/Perfetto JSON trace to OUT.json ('-': stdout; required)", 0 },
+	{ 0 },
+};
+
+static const char export_doc[] =
+	"Write a recording (aioscope record) as a trace for ui.perfetto.dev and\n"
+	"chrome://tracing: a track per submitting thread (a lane per request it had in\n"
+	"flight at once) and per device, a slice per request from submit to completion\n"
+	"with aiodev's own time inside it, each reap as an instant, and the queue depth\n"
+	"of each device and aio context as counters. Times are microseconds from the\n"
+	"start of the recording.\n"
+	"\v"
+	"Exit status: 0 ok, 1 the recording cannot be read or the trace not written,\n"
+	"2 usage error.\n\n"
+	"Examples:\n"
+	"  aioscope export io.rec --perfetto io.json    # then open it in ui.perfetto.dev\n";
+
+static error_t export_parse(int key, char *arg, struct argp_state *state)
+{
+	struct export_env *env = state->input;
+
+	switch (key) {
+	case OPT_PERFETTO:
+		env->out = arg;
+		break;
+	case ARGP_KEY_ARG:
+		if (env->file)
+			opt_unexpected(state, arg);
+		env->file = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!env->file)
+			argp_error(state, "a recording is needed");
+		if (!env->out)
+			argp_error(state, "--perfetto OUT.json is needed");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* What the recording holds, in memory: the requests and the queue-depth samples. */
+struct trace_in {
+	struct tracer_event *ev;
+	size_t nev, capev;
+	struct recfile_qd *qd;
+	size_t nqd, capqd;
+	uint64_t start;			/* the recording's start, CLOCK_MONOTONIC ns */
+};
+
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	size_t nc;
+	void *q;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 1024;
+	q = realloc(*p, nc * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = nc;
+	return 0;
+}
+
+/* Reads the recording; 0, or an exit status (said). */
+static int load(const char *file, struct trace_in *in, struct recfile_header *hdr_out,
+		char *mode, size_t mlen)
+{
+	struct recfile_reader r;
+	struct recfile_rec rec;
+	int rc, ret = EXIT_OK;
+	FILE *f = fopen(file, "re");
+
+	if (!f) {
+		p_err("%s: %s", file, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	if (recfile_open(&r, f)) {
+		p_err("%s: %s", file, r.err);
+		recfile_close(&r);
+		fclose(f);
+		return EXIT_RUNTIME;
+	}
+	in->start = r.hdr.start_mono_ns;
+	*hdr_out = r.hdr;
+	snprintf(mode, mlen, "%s", r.hdr.mode);
+	while ((rc = recfile_next(&r, &rec)) == 1) {
+		if (rec.type == RECFILE_EVENT) {
+			if (grow((void **)&in->ev, &in->capev, in->nev, sizeof(*in->ev)))
+				goto nomem;
+			in->ev[in->nev++] = rec.ev;
+		} else if (rec.type == RECFILE_QD) {
+			if (grow((void **)&in->qd, &in->capqd, in->nqd, sizeof(*in->qd)))
+				goto nomem;
+			in->qd[in->nqd++] = rec.qd;
+		}
+	}
+	if (rc < 0 && r.truncated) {
+		fprintf(stderr, "Warning: %s: %s; exporting the %zu requests before it\n", file,
+			r.err, in->nev);
+	} else if (rc < 0) {
+		p_err("%s: %s", file, r.err);
+		ret = EXIT_RUNTIME;
+	}
+	goto out;
+nomem:
+	p_err("out of memory after %zu requests", in->nev);
+	ret = EXIT_RUNTIME;
+out:
+	/* the header's strings live in the reader: not used past here */
+	hdr_out->argv = NULL;
+	hdr_out->knobs = NULL;
+	recfile_close(&r);
+	fclose(f);
+	return ret;
+}
+
+/* A request on a lane: the index of its event, and the lane's track id. */
+struct placed {
+	size_t i;
+	uint32_t track;		/* pid's lane tid, or the device's lane */
+	uint32_t pid;		/* the track's process */
+};
+
+/* Lanes of one owner (a thread or a device): when each is free again. */
+struct lanes {
+	uint64_t owner;
+	uint64_t *free_at;
+	size_t n;
+};
+
+static int lane_take(struct lanes **ls, size_t *nls, uint64_t owner, uint64_t start,
+		     uint64_t end, uint32_t *lane)
+{
+	struct lanes *l = NULL;
+	uint64_t *nf;
+
+	for (size_t i = 0; i < *nls; i++)
+		if ((*ls)[i].owner == owner)
+			l = &(*ls)[i];
+	if (!l) {
+		struct lanes *n = realloc(*ls, (*nls + 1) * sizeof(**ls));
+
+		if (!n)
+			return -ENOMEM;
+		*ls = n;
+		l = &n[(*nls)++];
+		*l = (struct lanes){ .owner = owner };
+	}
+	for (size_t k = 0; k < l->n; k++) {
+		if (l->free_at[k] <= start) {
+			l->free_at[k] = end;
+			*lane = (uint32_t)k;
+			return 0;
+		}
+	}
+	nf = realloc(l->free_at, (l->n + 1) * sizeof(*nf));
+	if (!nf)
+		return -ENOMEM;
+	l->free_at = nf;
+	l->free_at[l->n] = end;
+	*lane = (uint32_t)l->n++;
+	return 0;
+}
+
+static void lanes_free(struct lanes *ls, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ls[i].free_at);
+	free(ls);
+}
+
+static int cmp_submit(const void *a, const void *b, void *ctx)
+{
+	const struct tracer_event *ev = ctx;
+	const struct tracer_event *x = &ev[*(const size_t *)a], *y = &ev[*(const size_t *)b];
+
+	if (x->submit_ns != y->submit_ns)
+		return x->submit_ns < y->submit_ns ? -1 : 1;
+	return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
+}
+
+/* By track (process, then lane), then by submit time: each track in time order. */
+static int cmp_placed(const void *a, const void *b, void *ctx)
+{
+	const struct placed *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->track != y->track)
+		return x->track < y->track ? -1 : 1;
+	return cmp_submit(&x->i, &y->i, ctx);
+}
+
+/* The index of a device among those seen, for its synthetic process id. */
+static uint32_t dev_index(uint32_t *devs, size_t *ndev, uint32_t dev)
+{
+	for (size_t i = 0; i < *ndev; i++)
+		if (devs[i] == dev)
+			return (uint32_t)i;
+	devs[*ndev] = dev;
+	return (uint32_t)(*ndev)++;
+}
+
+static double us(const struct trace_in *in, uint64_t ns)
+{
+	return ns >= in->start ? (double)(ns - in->start) / 1000.0 : -(double)(in->start - ns) / 1000.0;
+}
+
+static void meta(struct aio_json *j, const char *what, uint32_t pid, uint32_t tid, const char *name)
+{
+	aio_json_start_object(j);
+	aio_json_string_field(j, "ph", "M");
+	aio_json_string_field(j, "name", what);
+	aio_json_u64_field(j, "pid", pid);
+	aio_json_u64_field(j, "tid", tid);
+	aio_json_name(j, "args");
+	aio_json_start_object(j);
+	aio_json_string_field(j, "name", name);
+	aio_json_end_object(j);
+	aio_json_end_object(j);
+}
+
+static void slice(struct aio_json *j, const struct trace_in *in, const char *name, const char *cat,
+		  uint32_t pid, uint32_t tid, uint64_t start, uint64_t end,
+		  const struct tracer_event *e)
+{
+	char dev[32];
+
+	aio_json_start_object(j);
+	aio_json_string_field(j, "ph", "X");
+	aio_json_string_field(j, "name", name);
+	aio_json_string_field(j, "cat", cat);
+	aio_json_u64_field(j, "pid", pid);
+	aio_json_u64_field(j, "tid", tid);
+	aio_json_double_field(j, "ts", us(in, start));
+	aio_json_double_field(j, "dur", (double)(end > start ? end - start : 0) / 1000.0);
+	if (e) {
+		aio_json_name(j, "args");
+		aio_json_start_object(j);
+		aio_json_hex_field(j, "id", e->id);
+		aio_json_string_field(j, "api", tracer_api_name(e->api));
+		aio_json_string_field(j, "state", tracer_state_name(e->state));
+		aio_json_string_field(j, "dev", tracer_dev_str(e->dev, dev, sizeof(dev)));
+		aio_json_s64_field(j, "offset", e->offset);
+		aio_json_u64_field(j, "bytes", e->bytes);
+		aio_json_s64_field(j, "res", e->res);
+		aio_json_u64_field(j, "pid", (uint32_t)e->pid);
+		aio_json_u64_field(j, "tid", (uint32_t)e->tid);
+		aio_json_string_field(j, "comm", e->comm);
+		if (e->ctx)
+			aio_json_hex_field(j, "ctx", e->ctx);
+		aio_json_end_object(j);
+	}
+	aio_json_end_object(j);
+}
+
+/* One request's slice and, inside it, aiodev's own time (which ends at completion). */
+static void request(struct aio_json *j, const struct trace_in *in, const struct tracer_event *e,
+		    uint32_t pid, uint32_t tid)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s %llu", tracer_op_name(e->op),
+		 (unsigned long long)e->bytes);
+	slice(j, in, name, "request", pid, tid, e->submit_ns, e->ts_ns, e);
+	if (e->driver_ns != TRACER_DRIVER_NONE && e->driver_ns <= e->ts_ns - e->submit_ns)
+		slice(j, in, "driver", "driver", pid, tid, e->ts_ns - e->driver_ns, e->ts_ns, NULL);
+}
+
+struct reap {
+	uint64_t ts;
+	uint32_t pid, tid;
+	size_t i;
+};
+
+static int cmp_reap(const void *a, const void *b)
+{
+	const struct reap *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* The reaps: an instant per request on its thread's reaps track, in time order. */
+static int write_reaps(struct aio_json *j, const struct trace_in *in)
+{
+	struct reap *r = calloc(in->nev ? in->nev : 1, sizeof(*r));
+	size_t n = 0;
+
+	if (!r)
+		return -ENOMEM;
+	for (size_t i = 0; i < in->nev; i++) {
+		const struct tracer_event *e = &in->ev[i];
+
+		if (e->reap_ns == TRACER_REAP_NONE)
+			continue;
+		r[n++] = (struct reap){ .ts = e->ts_ns + e->reap_ns, .pid = (uint32_t)e->pid,
+					.tid = (uint32_t)e->tid, .i = i };
+	}
+	qsort(r, n, sizeof(*r), cmp_reap);
+	for (size_t k = 0; k < n; k++) {
+		const struct tracer_event *e = &in->ev[r[k].i];
+		char name[48];
+
+		if (!k || r[k].pid != r[k - 1].pid || r[k].tid != r[k - 1].tid) {
+			snprintf(name, sizeof(name), "%s %u reaps", e->comm, r[k].tid);
+			meta(j, "thread_name", r[k].pid, TID_REAPS | r[k].tid, name);
+		}
+		aio_json_start_object(j);
+		aio_json_string_field(j, "ph", "i");
+		aio_json_string_field(j, "s", "t");
+		aio_json_string_field(j, "name", "reap");
+		aio_json_string_field(j, "cat", "reap");
+		aio_json_u64_field(j, "pid", r[k].pid);
+		aio_json_u64_field(j, "tid", TID_REAPS | r[k].tid);
+		aio_json_double_field(j, "ts", us(in, r[k].ts));
+		aio_json_name(j, "args");
+		aio_json_start_object(j);
+		aio_json_hex_field(j, "id", e->id);
+		aio_json_double_field(j, "reap_us", (double)e->reap_ns / 1000.0);
+		aio_json_end_object(j);
+		aio_json_end_object(j);
+	}
+	free(r);
+	return 0;
+}
+
+/* Queue-depth counters: per device under its process, per context under one process. */
+static void write_qd(struct aio_json *j, const struct trace_in *in, uint32_t *devs, size_t *ndev)
+{
+	bool ctx_named = false;
+	char name[64];
+
+	for (size_t k = 0; k < in->nqd; k++) {
+		const struct recfile_qd *q = &in->qd[k];
+		uint32_t pid;
+
+		if (q->kind == AIOS_QD_DEV) {
+			pid = PID_DEVICES | dev_index(devs, ndev, (uint32_t)q->key);
+			snprintf(name, sizeof(name), "queue depth");
+		} else if (q->kind == AIOS_QD_CTX) {
+			if (!ctx_named) {
+				meta(j, "process_name", PID_CONTEXTS, 0, "aio contexts");
+				ctx_named = true;
+			}
+			pid = PID_CONTEXTS;
+			snprintf(name, sizeof(name), "ctx 0x%llx in flight", (unsigned long long)q->key);
+		} else {
+			continue;
+		}
+		aio_json_start_object(j);
+		aio_json_string_field(j, "ph", "C");
+		aio_json_string_field(j, "name", name);
+		aio_json_u64_field(j, "pid", pid);
+		aio_json_u64_field(j, "tid", 0);
+		aio_json_double_field(j, "ts", us(in, q->ts_ns));
+		aio_json_name(j, "args");
+		aio_json_start_object(j);
+		aio_json_s64_field(j, "inflight", q->now);
+		aio_json_u64_field(j, "max", q->max);
+		aio_json_end_object(j);
+		aio_json_end_object(j);
+	}
+}
+
+/*
+ * The requests twice, on their threads' lanes and on their devices' lanes; each
+ * group of tracks named once, before its first event.
+ */
+static int write_requests(struct aio_json *j, const struct trace_in *in, uint32_t *devs,
+			  size_t *ndev)
+{
+	size_t n = in->nev, *order = malloc((n ? n : 1) * sizeof(*order));
+	struct placed *p = malloc((n ? 2 * n : 1) * sizeof(*p));
+	struct lanes *ls = NULL;
+	size_t nls = 0, np = 0;
+	int ret = -ENOMEM;
+
+	if (!order || !p)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), cmp_submit, in->ev);
+	for (size_t k = 0; k < n; k++) {
+		const struct tracer_event *e = &in->ev[order[k]];
+		uint64_t end = e->ts_ns > e->submit_ns ? e->ts_ns : e->submit_ns;
+		uint32_t lane, tid = (uint32_t)e->tid & ((1U << LANE_SHIFT) - 1);
+
+		if (lane_take(&ls, &nls, (uint64_t)(uint32_t)e->pid << 32 | tid, e->submit_ns,
+			      end, &lane))
+			goto out;
+		p[np++] = (struct placed){ .i = order[k], .pid = (uint32_t)e->pid,
+					   .track = lane << LANE_SHIFT | tid };
+		if (lane_take(&ls, &nls, 1ULL << 63 | e->dev, e->submit_ns, end, &lane))
+			goto out;
+		p[np++] = (struct placed){ .i = order[k], .track = lane,
+					   .pid = PID_DEVICES | dev_index(devs, ndev, e->dev) };
+	}
+	qsort_r(p, np, sizeof(*p), cmp_placed, in->ev);
+	for (size_t k = 0; k < np; k++) {
+		const struct tracer_event *e = &in->ev[p[k].i];
+		bool dev = p[k].pid & PID_DEVICES;
+		char name[64], d[32];
+
+		if (!k || p[k].pid != p[k - 1].pid) {
+			if (dev)
+				snprintf(name, sizeof(name), "device %s",
+					 tracer_dev_str(e->dev, d, sizeof(d)));
+			else
+				snprintf(name, sizeof(name), "%s (%u)", e->comm, p[k].pid);
+			meta(j, "process_name", p[k].pid, 0, name);
+		}
+		if (!k || p[k].pid != p[k - 1].pid || p[k].track != p[k - 1].track) {
+			if (dev)
+				snprintf(name, sizeof(name), "requests #%u", p[k].track);
+			else
+				snprintf(name, sizeof(name), "%s %u #%u", e->comm,
+					 p[k].track & ((1U << LANE_SHIFT) - 1), p[k].track >> LANE_SHIFT);
+			meta(j, "thread_name", p[k].pid, p[k].track, name);
+		}
+		request(j, in, e, p[k].pid, p[k].track);
+	}
+	ret = 0;
+out:
+	lanes_free(ls, nls);
+	free(order);
+	free(p);
+	return ret;
+}
+
+static int write_trace(FILE *f, const struct trace_in *in, const struct recfile_header *h,
+		       const char *mode)
+{
+	uint32_t *devs = malloc((in->nev + in->nqd + 1) * sizeof(*devs));
+	size_t ndev = 0;
+	struct aio_json j;
+	int ret;
+
+	if (!devs)
+		return -ENOMEM;
+	aio_json_init(&j, f, false);
+	aio_json_start_object(&j);
+	aio_json_string_field(&j, "displayTimeUnit", "ns");
+	aio_json_name(&j, "otherData");
+	aio_json_start_object(&j);
+	aio_json_string_field(&j, "source", "aioscope record");
+	aio_json_string_field(&j, "host", h->host);
+	aio_json_string_field(&j, "kernel", h->kernel);
+	aio_json_string_field(&j, "mode", mode);
+	aio_json_u64_field(&j, "start_wall_ns", h->start_real_ns);
+	aio_json_u64_field(&j, "requests", in->nev);
+	aio_json_end_object(&j);
+	aio_json_name(&j, "traceEvents");
+	aio_json_start_array(&j);
+	ret = write_requests(&j, in, devs, &ndev);
+	if (!ret)
+		ret = write_reaps(&j, in);
+	if (!ret)
+		write_qd(&j, in, devs, &ndev);
+	aio_json_end_array(&j);
+	aio_json_end_object(&j);
+	free(devs);
+	if (!ret)
+		ret = aio_json_error(&j);
+	return ret;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct argp argp = { export_options, export_parse, "FILE", export_doc,
+					  NULL, NULL, NULL };
+	struct export_env env = { 0 };
+	struct trace_in in = { 0 };
+	struct recfile_header h;
+	char mode[32];
+	FILE *f = NULL;
+	int ret, err;
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
+		return EXIT_USAGE;
+	ret = load(env.file, &in, &h, mode, sizeof(mode));
+	if (ret)
+		goto out;
+	f = strcmp(env.out, "-") ? fopen(env.out, "we") : stdout;
+	if (!f) {
+		p_err("%s: %s", env.out, strerror(errno));
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	err = write_trace(f, &in, &h, mode);
+	if (f != stdout ? fclose(f) : fflush(f))
+		err = err ? err : -errno;
+	if (err) {
+		p_err("%s: %s", env.out, strerror(-err));
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	fprintf(stderr, "%zu requests and %zu queue-depth samples from %s to %s\n", in.nev, in.nqd,
+		env.file, env.out);
+out:
+	free(in.ev);
+	free(in.qd);
+	return ret;
+}
