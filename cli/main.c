@@ -32,6 +32,7 @@ static const struct cmd cmds[] = {
 	{ "report", cmd_report, "a recording shown by a live command's view (snoop, hist)" },
 	{ "profile", cmd_profile, "a recording's latency distribution as an aiodev profile" },
 	{ "export", cmd_export, "a recording as a Perfetto / chrome://tracing trace" },
+	{ "heatmap", cmd_heatmap, "a recording's latency heatmap as SVG" },
 	{ 0 },
 };
 

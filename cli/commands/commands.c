@@ -4,6 +4,7 @@
  * one-line error message (commands.h). main.c only dispatches.
  */
 #include <argp.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -86,6 +87,45 @@ int parse_dev_t(const char *s, uint32_t *dev)
 void opt_unexpected(struct argp_state *state, const char *arg)
 {
 	argp_error(state, "unexpected argument '%s'", arg);
+}
+
+int opt_file_out(int key, char *arg, struct argp_state *state, const char **file,
+		 const char **out, const char *out_opt)
+{
+	switch (key) {
+	case ARGP_KEY_ARG:
+		if (*file)
+			opt_unexpected(state, arg);
+		*file = arg;
+		return 0;
+	case ARGP_KEY_END:
+		if (!*file)
+			argp_error(state, "a recording is needed");
+		if (!*out)
+			argp_error(state, "%s is needed", out_opt);
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+FILE *out_open(const char *out)
+{
+	FILE *f = strcmp(out, "-") ? fopen(out, "we") : stdout;
+
+	if (!f)
+		p_err("%s: %s", out, strerror(errno));
+	return f;
+}
+
+int out_close(FILE *f, const char *out, int err)
+{
+	if (f != stdout ? fclose(f) : fflush(f))
+		err = err ? err : -errno;
+	if (!err)
+		return EXIT_OK;
+	p_err("%s: %s", out, strerror(-err));
+	return EXIT_RUNTIME;
 }
 
 enum aios_group opt_group(struct argp_state *state, const char *arg)

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* AIOSCOPE_VERSION comes from the top-level VERSION file (cli/Makefile) */
 #ifndef AIOSCOPE_VERSION
@@ -29,6 +30,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_heatmap(int argc, char **argv);
 
 /* parse_u64(), parse_int(), parse_seconds(), parse_mode() */
 #include "collect/parse.h"
@@ -89,6 +91,18 @@ void opt_unexpected(struct argp_state *state, const char *arg);
  * recordings, where the device may not exist on this machine.
  */
 int parse_dev_t(const char *s, uint32_t *dev);
+
+/*
+ * The commands that turn a recording into a file (profile, export, heatmap): the
+ * positional FILE (once) and, at the end, a required output (@out_opt names it in
+ * the message). ARGP_ERR_UNKNOWN for other keys.
+ */
+int opt_file_out(int key, char *arg, struct argp_state *state, const char **file,
+		 const char **out, const char *out_opt);
+/* @out opened for writing ("-": stdout), or NULL after a one-line error */
+FILE *out_open(const char *out);
+/* Closes @f (flushes stdout); EXIT_OK, or EXIT_RUNTIME after saying @err or the close's */
+int out_close(FILE *f, const char *out, int err);
 
 /* --by (op, pid, dev, ctx, qd), --comm (1 to 15 characters), --min-lat-us (in ns) */
 enum aios_group opt_group(struct argp_state *state, const char *arg);

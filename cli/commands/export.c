@@ -22,7 +22,7 @@
 
 #include "commands.h"
 #include "core/json.h"
-#include "request/recfile.h"
+#include "recording.h"
 
 #define PID_DEVICES	0x40000000	/* the synthetic process of a device: | its index */
 #define PID_CONTEXTS	0x3fffffff	/* the synthetic process of the aio contexts */
@@ -63,99 +63,10 @@ static error_t export_parse(int key, char *arg, struct argp_state *state)
 	case OPT_PERFETTO:
 		env->out = arg;
 		break;
-	case ARGP_KEY_ARG:
-		if (env->file)
-			opt_unexpected(state, arg);
-		env->file = arg;
-		break;
-	case ARGP_KEY_END:
-		if (!env->file)
-			argp_error(state, "a recording is needed");
-		if (!env->out)
-			argp_error(state, "--perfetto OUT.json is needed");
-		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return opt_file_out(key, arg, state, &env->file, &env->out, "--perfetto OUT.json");
 	}
 	return 0;
-}
-
-/* What the recording holds, in memory: the requests and the queue-depth samples. */
-struct trace_in {
-	struct tracer_event *ev;
-	size_t nev, capev;
-	struct recfile_qd *qd;
-	size_t nqd, capqd;
-	uint64_t start;			/* the recording's start, CLOCK_MONOTONIC ns */
-};
-
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	size_t nc;
-	void *q;
-
-	if (n < *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 1024;
-	q = realloc(*p, nc * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = nc;
-	return 0;
-}
-
-/* Reads the recording; 0, or an exit status (said). */
-static int load(const char *file, struct trace_in *in, struct recfile_header *hdr_out,
-		char *mode, size_t mlen)
-{
-	struct recfile_reader r;
-	struct recfile_rec rec;
-	int rc, ret = EXIT_OK;
-	FILE *f = fopen(file, "re");
-
-	if (!f) {
-		p_err("%s: %s", file, strerror(errno));
-		return EXIT_RUNTIME;
-	}
-	if (recfile_open(&r, f)) {
-		p_err("%s: %s", file, r.err);
-		recfile_close(&r);
-		fclose(f);
-		return EXIT_RUNTIME;
-	}
-	in->start = r.hdr.start_mono_ns;
-	*hdr_out = r.hdr;
-	snprintf(mode, mlen, "%s", r.hdr.mode);
-	while ((rc = recfile_next(&r, &rec)) == 1) {
-		if (rec.type == RECFILE_EVENT) {
-			if (grow((void **)&in->ev, &in->capev, in->nev, sizeof(*in->ev)))
-				goto nomem;
-			in->ev[in->nev++] = rec.ev;
-		} else if (rec.type == RECFILE_QD) {
-			if (grow((void **)&in->qd, &in->capqd, in->nqd, sizeof(*in->qd)))
-				goto nomem;
-			in->qd[in->nqd++] = rec.qd;
-		}
-	}
-	if (rc < 0 && r.truncated) {
-		fprintf(stderr, "Warning: %s: %s; exporting the %zu requests before it\n", file,
-			r.err, in->nev);
-	} else if (rc < 0) {
-		p_err("%s: %s", file, r.err);
-		ret = EXIT_RUNTIME;
-	}
-	goto out;
-nomem:
-	p_err("out of memory after %zu requests", in->nev);
-	ret = EXIT_RUNTIME;
-out:
-	/* the header's strings live in the reader: not used past here */
-	hdr_out->argv = NULL;
-	hdr_out->knobs = NULL;
-	recfile_close(&r);
-	fclose(f);
-	return ret;
 }
 
 /* A request on a lane: the index of its event, and the lane's track id. */
@@ -245,11 +156,6 @@ static uint32_t dev_index(uint32_t *devs, size_t *ndev, uint32_t dev)
 	return (uint32_t)(*ndev)++;
 }
 
-static double us(const struct trace_in *in, uint64_t ns)
-{
-	return ns >= in->start ? (double)(ns - in->start) / 1000.0 : -(double)(in->start - ns) / 1000.0;
-}
-
 static void meta(struct aio_json *j, const char *what, uint32_t pid, uint32_t tid, const char *name)
 {
 	aio_json_start_object(j);
@@ -264,7 +170,7 @@ static void meta(struct aio_json *j, const char *what, uint32_t pid, uint32_t ti
 	aio_json_end_object(j);
 }
 
-static void slice(struct aio_json *j, const struct trace_in *in, const char *name, const char *cat,
+static void slice(struct aio_json *j, const struct recording *in, const char *name, const char *cat,
 		  uint32_t pid, uint32_t tid, uint64_t start, uint64_t end,
 		  const struct tracer_event *e)
 {
@@ -276,7 +182,7 @@ static void slice(struct aio_json *j, const struct trace_in *in, const char *nam
 	aio_json_string_field(j, "cat", cat);
 	aio_json_u64_field(j, "pid", pid);
 	aio_json_u64_field(j, "tid", tid);
-	aio_json_double_field(j, "ts", us(in, start));
+	aio_json_double_field(j, "ts", recording_us(in, start));
 	aio_json_double_field(j, "dur", (double)(end > start ? end - start : 0) / 1000.0);
 	if (e) {
 		aio_json_name(j, "args");
@@ -299,7 +205,7 @@ static void slice(struct aio_json *j, const struct trace_in *in, const char *nam
 }
 
 /* One request's slice and, inside it, aiodev's own time (which ends at completion). */
-static void request(struct aio_json *j, const struct trace_in *in, const struct tracer_event *e,
+static void request(struct aio_json *j, const struct recording *in, const struct tracer_event *e,
 		    uint32_t pid, uint32_t tid)
 {
 	char name[64];
@@ -329,7 +235,7 @@ static int cmp_reap(const void *a, const void *b)
 }
 
 /* The reaps: an instant per request on its thread's reaps track, in time order. */
-static int write_reaps(struct aio_json *j, const struct trace_in *in)
+static int write_reaps(struct aio_json *j, const struct recording *in)
 {
 	struct reap *r = calloc(in->nev ? in->nev : 1, sizeof(*r));
 	size_t n = 0;
@@ -360,7 +266,7 @@ static int write_reaps(struct aio_json *j, const struct trace_in *in)
 		aio_json_string_field(j, "cat", "reap");
 		aio_json_u64_field(j, "pid", r[k].pid);
 		aio_json_u64_field(j, "tid", TID_REAPS | r[k].tid);
-		aio_json_double_field(j, "ts", us(in, r[k].ts));
+		aio_json_double_field(j, "ts", recording_us(in, r[k].ts));
 		aio_json_name(j, "args");
 		aio_json_start_object(j);
 		aio_json_hex_field(j, "id", e->id);
@@ -373,7 +279,7 @@ static int write_reaps(struct aio_json *j, const struct trace_in *in)
 }
 
 /* Queue-depth counters: per device under its process, per context under one process. */
-static void write_qd(struct aio_json *j, const struct trace_in *in, uint32_t *devs, size_t *ndev)
+static void write_qd(struct aio_json *j, const struct recording *in, uint32_t *devs, size_t *ndev)
 {
 	bool ctx_named = false;
 	char name[64];
@@ -400,7 +306,7 @@ static void write_qd(struct aio_json *j, const struct trace_in *in, uint32_t *de
 		aio_json_string_field(j, "name", name);
 		aio_json_u64_field(j, "pid", pid);
 		aio_json_u64_field(j, "tid", 0);
-		aio_json_double_field(j, "ts", us(in, q->ts_ns));
+		aio_json_double_field(j, "ts", recording_us(in, q->ts_ns));
 		aio_json_name(j, "args");
 		aio_json_start_object(j);
 		aio_json_s64_field(j, "inflight", q->now);
@@ -414,7 +320,7 @@ static void write_qd(struct aio_json *j, const struct trace_in *in, uint32_t *de
  * The requests twice, on their threads' lanes and on their devices' lanes; each
  * group of tracks named once, before its first event.
  */
-static int write_requests(struct aio_json *j, const struct trace_in *in, uint32_t *devs,
+static int write_requests(struct aio_json *j, const struct recording *in, uint32_t *devs,
 			  size_t *ndev)
 {
 	size_t n = in->nev, *order = malloc((n ? n : 1) * sizeof(*order));
@@ -475,8 +381,7 @@ out:
 	return ret;
 }
 
-static int write_trace(FILE *f, const struct trace_in *in, const struct recfile_header *h,
-		       const char *mode)
+static int write_trace(FILE *f, const struct recording *in)
 {
 	uint32_t *devs = malloc((in->nev + in->nqd + 1) * sizeof(*devs));
 	size_t ndev = 0;
@@ -491,10 +396,10 @@ static int write_trace(FILE *f, const struct trace_in *in, const struct recfile_
 	aio_json_name(&j, "otherData");
 	aio_json_start_object(&j);
 	aio_json_string_field(&j, "source", "aioscope record");
-	aio_json_string_field(&j, "host", h->host);
-	aio_json_string_field(&j, "kernel", h->kernel);
-	aio_json_string_field(&j, "mode", mode);
-	aio_json_u64_field(&j, "start_wall_ns", h->start_real_ns);
+	aio_json_string_field(&j, "host", in->hdr.host);
+	aio_json_string_field(&j, "kernel", in->hdr.kernel);
+	aio_json_string_field(&j, "mode", in->hdr.mode);
+	aio_json_u64_field(&j, "start_wall_ns", in->hdr.start_real_ns);
 	aio_json_u64_field(&j, "requests", in->nev);
 	aio_json_end_object(&j);
 	aio_json_name(&j, "traceEvents");
@@ -517,35 +422,25 @@ int cmd_export(int argc, char **argv)
 	static const struct argp argp = { export_options, export_parse, "FILE", export_doc,
 					  NULL, NULL, NULL };
 	struct export_env env = { 0 };
-	struct trace_in in = { 0 };
-	struct recfile_header h;
-	char mode[32];
-	FILE *f = NULL;
-	int ret, err;
+	struct recording in;
+	FILE *f;
+	int ret;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
 		return EXIT_USAGE;
-	ret = load(env.file, &in, &h, mode, sizeof(mode));
+	ret = recording_load(env.file, &in);
 	if (ret)
-		goto out;
-	f = strcmp(env.out, "-") ? fopen(env.out, "we") : stdout;
+		return ret;
+	f = out_open(env.out);
 	if (!f) {
-		p_err("%s: %s", env.out, strerror(errno));
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	err = write_trace(f, &in, &h, mode);
-	if (f != stdout ? fclose(f) : fflush(f))
-		err = err ? err : -errno;
-	if (err) {
-		p_err("%s: %s", env.out, strerror(-err));
-		ret = EXIT_RUNTIME;
-		goto out;
-	}
-	fprintf(stderr, "%zu requests and %zu queue-depth samples from %s to %s\n", in.nev, in.nqd,
+	ret = out_close(f, env.out, write_trace(f, &in));
+	if (!ret)
+		fprintf(stderr, "%zu requests and %zu queue-depth samples from %s to %s\n", in.nev, in.nqd,
 		env.file, env.out);
 out:
-	free(in.ev);
-	free(in.qd);
+	recording_free(&in);
 	return ret;
 }

@@ -104,19 +104,8 @@ static error_t profile_parse(int key, char *arg, struct argp_state *state)
 	case 'v':
 		env->verbose = true;
 		break;
-	case ARGP_KEY_ARG:
-		if (env->file)
-			opt_unexpected(state, arg);
-		env->file = arg;
-		break;
-	case ARGP_KEY_END:
-		if (!env->file)
-			argp_error(state, "a recording is needed");
-		if (!env->out)
-			argp_error(state, "-o PROFILE is needed");
-		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return opt_file_out(key, arg, state, &env->file, &env->out, "-o PROFILE");
 	}
 	return 0;
 }
@@ -215,24 +204,11 @@ static int cmp_u64(const void *a, const void *b)
 
 static int write_out(const char *out, const char *text, size_t len)
 {
-	FILE *f = strcmp(out, "-") ? fopen(out, "we") : stdout;
-	int err;
+	FILE *f = out_open(out);
 
-	if (!f) {
-		p_err("%s: %s", out, strerror(errno));
+	if (!f)
 		return EXIT_RUNTIME;
-	}
-	if (fwrite(text, 1, len, f) != len)
-		err = errno ? errno : EIO;
-	else
-		err = 0;
-	if (f != stdout ? fclose(f) : fflush(f))
-		err = err ? err : errno;
-	if (err) {
-		p_err("%s: %s", out, strerror(err));
-		return EXIT_RUNTIME;
-	}
-	return EXIT_OK;
+	return out_close(f, out, fwrite(text, 1, len, f) == len ? 0 : -EIO);
 }
 
 /* The summary: the recording's percentiles, and with -v the profile's beside them. */
@@ -251,7 +227,7 @@ static void summary(const struct profile_env *env, const uint64_t *lat, size_t n
 
 		aio_fmt_ns(a, sizeof(a), lat[(r ? r : 1) - 1]);
 		if (!env->verbose) {
-			fprintf(stderr, "%s  p%g %s", k ? "" : " ", pct[k], a);
+			fprintf(stderr, "%s p%g %s", k ? "," : " ", pct[k], a);
 			continue;
 		}
 		aio_profile_percentile(text, pct[k], &p);

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * recording.h - a whole recording in memory (its requests and queue-depth samples),
+ * for the commands that need all of it at once: export and heatmap.
+ */
+#ifndef AIOSCOPE_RECORDING_H
+#define AIOSCOPE_RECORDING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "request/recfile.h"
+
+struct recording {
+	struct recfile_header hdr;	/* without argv and knobs */
+	struct tracer_event *ev;
+	size_t nev, capev;
+	struct recfile_qd *qd;
+	size_t nqd, capqd;
+	bool complete;			/* the end chunk was read */
+};
+
+/*
+ * Reads @file into @rec. A recording cut short (still being written, or its writer
+ * killed) is kept up to the damage, with a warning on stderr. Returns 0, or an exit
+ * status after a one-line error (unreadable, corrupted, out of memory).
+ */
+int recording_load(const char *file, struct recording *rec);
+void recording_free(struct recording *rec);
+
+/* ns on the recording's clock as microseconds since its start */
+static inline double recording_us(const struct recording *rec, uint64_t ns)
+{
+	uint64_t s = rec->hdr.start_mono_ns;
+
+	return ns >= s ? (double)(ns - s) / 1000.0 : -(double)(s - ns) / 1000.0;
+}
+
+#endif
