@@ -149,6 +149,13 @@ static void group_text(const struct hist_view *v, enum aios_hist_kind kind, cons
 	aio_hist_print_log2(d, stdout, NULL);
 }
 
+const char *hist_view_group_label(enum aios_group by, uint64_t g, char *buf, size_t len)
+{
+	struct hist_view v = { .by = by };
+
+	return group_label(&v, AIOS_H_LAT, g, buf, len);
+}
+
 void hist_view_init(struct hist_view *v, bool json, enum aios_group by, const char *mode)
 {
 	memset(v, 0, sizeof(*v));

@@ -44,6 +44,9 @@ void hist_view_init(struct hist_view *v, bool json, enum aios_group by, const ch
 void hist_view_interval(struct hist_view *v, uint64_t idx, const struct timespec *rt,
 			const struct hist_view_group *g, size_t n);
 
+/* A latency group's name as hist prints it ("read", "254:0", "1-1" ...) */
+const char *hist_view_group_label(enum aios_group by, uint64_t g, char *buf, size_t len);
+
 /* Orders groups as hist prints them: by kind, then by group. For qsort(). */
 int hist_view_group_cmp(const void *a, const void *b);
 
