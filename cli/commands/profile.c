@@ -272,6 +272,10 @@ int cmd_profile(int argc, char **argv)
 	}
 	lat = driver ? s.driver : s.total;
 	qsort(lat, s.n, sizeof(*lat), cmp_u64);
+	/* the release comes from the file: no control byte may end the comment's line */
+	for (char *c = kernel; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	snprintf(comment, sizeof(comment), "aioscope profile: %zu requests, %s latency, kernel %s",
 		 s.n, driver ? "driver" : "total", kernel);
 	len = aio_profile_text(lat, s.n, s.errors, env.buckets, comment, text, sizeof(text),
