@@ -76,54 +76,6 @@ struct placed {
 	uint32_t pid;		/* the track's process */
 };
 
-/* Lanes of one owner (a thread or a device): when each is free again. */
-struct lanes {
-	uint64_t owner;
-	uint64_t *free_at;
-	size_t n;
-};
-
-static int lane_take(struct lanes **ls, size_t *nls, uint64_t owner, uint64_t start,
-		     uint64_t end, uint32_t *lane)
-{
-	struct lanes *l = NULL;
-	uint64_t *nf;
-
-	for (size_t i = 0; i < *nls; i++)
-		if ((*ls)[i].owner == owner)
-			l = &(*ls)[i];
-	if (!l) {
-		struct lanes *n = realloc(*ls, (*nls + 1) * sizeof(**ls));
-
-		if (!n)
-			return -ENOMEM;
-		*ls = n;
-		l = &n[(*nls)++];
-		*l = (struct lanes){ .owner = owner };
-	}
-	for (size_t k = 0; k < l->n; k++) {
-		if (l->free_at[k] <= start) {
-			l->free_at[k] = end;
-			*lane = (uint32_t)k;
-			return 0;
-		}
-	}
-	nf = realloc(l->free_at, (l->n + 1) * sizeof(*nf));
-	if (!nf)
-		return -ENOMEM;
-	l->free_at = nf;
-	l->free_at[l->n] = end;
-	*lane = (uint32_t)l->n++;
-	return 0;
-}
-
-static void lanes_free(struct lanes *ls, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(ls[i].free_at);
-	free(ls);
-}
-
 static int cmp_submit(const void *a, const void *b, void *ctx)
 {
 	const struct tracer_event *ev = ctx;
@@ -132,6 +84,107 @@ static int cmp_submit(const void *a, const void *b, void *ctx)
 	if (x->submit_ns != y->submit_ns)
 		return x->submit_ns < y->submit_ns ? -1 : 1;
 	return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
+}
+
+/*
+ * The lanes of one owner (a thread or a device): a min-heap of when each is free
+ * again. A request takes the lane that frees first if it is free at its submit,
+ * else a new one: no two requests of a lane overlap, in O(log lanes) each.
+ */
+struct lane_heap {
+	uint64_t *free_at;
+	uint32_t *lane;
+	size_t n, cap;
+	uint32_t nlanes;
+};
+
+static void heap_swap(struct lane_heap *h, size_t a, size_t b)
+{
+	uint64_t f = h->free_at[a];
+	uint32_t l = h->lane[a];
+
+	h->free_at[a] = h->free_at[b];
+	h->lane[a] = h->lane[b];
+	h->free_at[b] = f;
+	h->lane[b] = l;
+}
+
+static void heap_down(struct lane_heap *h, size_t i)
+{
+	for (;;) {
+		size_t m = i, l = 2 * i + 1, r = l + 1;
+
+		if (l < h->n && h->free_at[l] < h->free_at[m])
+			m = l;
+		if (r < h->n && h->free_at[r] < h->free_at[m])
+			m = r;
+		if (m == i)
+			return;
+		heap_swap(h, i, m);
+		i = m;
+	}
+}
+
+static int lane_take(struct lane_heap *h, uint64_t start, uint64_t end, uint32_t *lane)
+{
+	size_t i;
+
+	if (h->n && h->free_at[0] <= start) {
+		*lane = h->lane[0];
+		h->free_at[0] = end;
+		heap_down(h, 0);
+		return 0;
+	}
+	if (h->n == h->cap) {
+		size_t nc = h->cap ? h->cap * 2 : 16;
+		uint64_t *f = realloc(h->free_at, nc * sizeof(*f));
+		uint32_t *l;
+
+		if (!f)
+			return -ENOMEM;
+		h->free_at = f;
+		l = realloc(h->lane, nc * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		h->lane = l;
+		h->cap = nc;
+	}
+	i = h->n++;
+	h->free_at[i] = end;
+	h->lane[i] = *lane = h->nlanes++;
+	while (i && h->free_at[(i - 1) / 2] > h->free_at[i]) {	/* up */
+		heap_swap(h, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	return 0;
+}
+
+/* A request's owner on either side: its thread (pid, tid) or its device. */
+static uint64_t thread_of(const struct tracer_event *e)
+{
+	return (uint64_t)(uint32_t)e->pid << 32 | ((uint32_t)e->tid & ((1U << LANE_SHIFT) - 1));
+}
+
+struct by_owner {
+	const struct tracer_event *ev;
+	bool dev;
+};
+
+static uint64_t owner_of(const struct by_owner *b, const struct tracer_event *e)
+{
+	return b->dev ? e->dev : thread_of(e);
+}
+
+/* By owner, then by submit time. */
+static int cmp_owner(const void *a, const void *b, void *ctx)
+{
+	const struct by_owner *bo = ctx;
+	const struct tracer_event *x = &bo->ev[*(const size_t *)a], *y = &bo->ev[*(const size_t *)b];
+	uint64_t ox = owner_of(bo, x), oy = owner_of(bo, y);
+
+	if (ox != oy)
+		return ox < oy ? -1 : 1;
+	return cmp_submit(a, b, (void *)bo->ev);
 }
 
 /* By track (process, then lane), then by submit time: each track in time order. */
@@ -146,14 +199,44 @@ static int cmp_placed(const void *a, const void *b, void *ctx)
 	return cmp_submit(&x->i, &y->i, ctx);
 }
 
-/* The index of a device among those seen, for its synthetic process id. */
-static uint32_t dev_index(uint32_t *devs, size_t *ndev, uint32_t dev)
+/* The index of @dev in the sorted distinct devices @devs, for its synthetic pid. */
+static uint32_t dev_index(const uint32_t *devs, size_t ndev, uint32_t dev)
 {
-	for (size_t i = 0; i < *ndev; i++)
-		if (devs[i] == dev)
-			return (uint32_t)i;
-	devs[*ndev] = dev;
-	return (uint32_t)(*ndev)++;
+	size_t lo = 0, hi = ndev;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (devs[mid] < dev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (uint32_t)lo;	/* every device is in @devs (all_devices()) */
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every device the requests and the queue-depth samples name, sorted, once each. */
+static size_t all_devices(const struct recording *in, uint32_t *devs)
+{
+	size_t n = 0, u = 0;
+
+	for (size_t i = 0; i < in->nev; i++)
+		devs[n++] = in->ev[i].dev;
+	for (size_t k = 0; k < in->nqd; k++)
+		if (in->qd[k].kind == AIOS_QD_DEV)
+			devs[n++] = (uint32_t)in->qd[k].key;
+	qsort(devs, n, sizeof(*devs), cmp_u32);
+	for (size_t i = 0; i < n; i++)
+		if (!u || devs[u - 1] != devs[i])
+			devs[u++] = devs[i];
+	return u;
 }
 
 static void meta(struct aio_json *j, const char *what, uint32_t pid, uint32_t tid, const char *name)
@@ -279,7 +362,8 @@ static int write_reaps(struct aio_json *j, const struct recording *in)
 }
 
 /* Queue-depth counters: per device under its process, per context under one process. */
-static void write_qd(struct aio_json *j, const struct recording *in, uint32_t *devs, size_t *ndev)
+static void write_qd(struct aio_json *j, const struct recording *in, const uint32_t *devs,
+		     size_t ndev)
 {
 	bool ctx_named = false;
 	char name[64];
@@ -320,34 +404,41 @@ static void write_qd(struct aio_json *j, const struct recording *in, uint32_t *d
  * The requests twice, on their threads' lanes and on their devices' lanes; each
  * group of tracks named once, before its first event.
  */
-static int write_requests(struct aio_json *j, const struct recording *in, uint32_t *devs,
-			  size_t *ndev)
+static int write_requests(struct aio_json *j, const struct recording *in, const uint32_t *devs,
+			  size_t ndev)
 {
 	size_t n = in->nev, *order = malloc((n ? n : 1) * sizeof(*order));
 	struct placed *p = malloc((n ? 2 * n : 1) * sizeof(*p));
-	struct lanes *ls = NULL;
-	size_t nls = 0, np = 0;
+	struct lane_heap h = { 0 };
+	size_t np = 0;
 	int ret = -ENOMEM;
 
 	if (!order || !p)
 		goto out;
-	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	qsort_r(order, n, sizeof(*order), cmp_submit, in->ev);
-	for (size_t k = 0; k < n; k++) {
-		const struct tracer_event *e = &in->ev[order[k]];
-		uint64_t end = e->ts_ns > e->submit_ns ? e->ts_ns : e->submit_ns;
-		uint32_t lane, tid = (uint32_t)e->tid & ((1U << LANE_SHIFT) - 1);
+	for (int side = 0; side < 2; side++) {
+		struct by_owner bo = { .ev = in->ev, .dev = side };
 
-		if (lane_take(&ls, &nls, (uint64_t)(uint32_t)e->pid << 32 | tid, e->submit_ns,
-			      end, &lane))
-			goto out;
-		p[np++] = (struct placed){ .i = order[k], .pid = (uint32_t)e->pid,
-					   .track = lane << LANE_SHIFT | tid };
-		if (lane_take(&ls, &nls, 1ULL << 63 | e->dev, e->submit_ns, end, &lane))
-			goto out;
-		p[np++] = (struct placed){ .i = order[k], .track = lane,
-					   .pid = PID_DEVICES | dev_index(devs, ndev, e->dev) };
+		for (size_t i = 0; i < n; i++)
+			order[i] = i;
+		qsort_r(order, n, sizeof(*order), cmp_owner, &bo);
+		for (size_t k = 0; k < n; k++) {
+			const struct tracer_event *e = &in->ev[order[k]];
+			uint64_t end = e->ts_ns > e->submit_ns ? e->ts_ns : e->submit_ns;
+			uint32_t lane;
+
+			if (k && owner_of(&bo, e) != owner_of(&bo, &in->ev[order[k - 1]])) {
+				h.n = 0;	/* a new owner: its own lanes */
+				h.nlanes = 0;
+			}
+			if (lane_take(&h, e->submit_ns, end, &lane))
+				goto out;
+			p[np++] = side ? (struct placed){ .i = order[k], .track = lane,
+							  .pid = PID_DEVICES |
+								 dev_index(devs, ndev, e->dev) } :
+					 (struct placed){ .i = order[k], .pid = (uint32_t)e->pid,
+							  .track = lane << LANE_SHIFT |
+								   (uint32_t)thread_of(e) };
+		}
 	}
 	qsort_r(p, np, sizeof(*p), cmp_placed, in->ev);
 	for (size_t k = 0; k < np; k++) {
@@ -375,7 +466,8 @@ static int write_requests(struct aio_json *j, const struct recording *in, uint32
 	}
 	ret = 0;
 out:
-	lanes_free(ls, nls);
+	free(h.free_at);
+	free(h.lane);
 	free(order);
 	free(p);
 	return ret;
@@ -404,11 +496,12 @@ static int write_trace(FILE *f, const struct recording *in)
 	aio_json_end_object(&j);
 	aio_json_name(&j, "traceEvents");
 	aio_json_start_array(&j);
-	ret = write_requests(&j, in, devs, &ndev);
+	ndev = all_devices(in, devs);
+	ret = write_requests(&j, in, devs, ndev);
 	if (!ret)
 		ret = write_reaps(&j, in);
 	if (!ret)
-		write_qd(&j, in, devs, &ndev);
+		write_qd(&j, in, devs, ndev);
 	aio_json_end_array(&j);
 	aio_json_end_object(&j);
 	free(devs);

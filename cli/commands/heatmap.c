@@ -157,8 +157,8 @@ static unsigned int row_of(const struct grid *g, uint64_t lat)
 
 static unsigned int col_of(const struct grid *g, uint64_t ts)
 {
-	uint64_t span = g->t1 - g->t0 + 1;
-	uint64_t c = ts <= g->t0 ? 0 : (ts - g->t0) * g->cols / span;
+	/* in double: a file's times may span all of 64 bits */
+	double c = ts <= g->t0 ? 0 : (double)(ts - g->t0) / ((double)(g->t1 - g->t0) + 1) * g->cols;
 
 	return c >= g->cols ? g->cols - 1 : (unsigned int)c;
 }
@@ -360,7 +360,7 @@ static void qd_point(void *ctx, uint64_t ts, int64_t now)
 	if (ts < q->g->t0 || ts > q->g->t1)
 		return;
 	fprintf(q->f, "%.1f,%.1f ",
-		LEFT + (double)(ts - q->g->t0) / (double)(q->g->t1 - q->g->t0 + 1) * q->w,
+		LEFT + (double)(ts - q->g->t0) / ((double)(q->g->t1 - q->g->t0) + 1) * q->w,
 		q->y + QD_HEIGHT - (double)now / (double)q->max * (QD_HEIGHT - 4));
 }
 

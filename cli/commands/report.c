@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "core/format.h"
 #include "core/json.h"
+#include "core/oatable.h"
 #include "hist_view.h"
 #include "request/recfile.h"
 #include "snoop_line.h"
@@ -269,35 +270,93 @@ static error_t report_hist_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* The groups of one interval: a histogram per (kind, group), as live hist keeps. */
+/*
+ * The groups of one interval: a histogram per (kind, group), as live hist keeps, and
+ * an index from (kind, group) to it, so that a recording of a million processes
+ * costs a hash lookup per request, not a walk of the groups.
+ */
 struct rhist {
 	struct hist_view_group *vg;
 	struct aio_hist *h;
 	size_t n, cap;
+	struct oat_table index;
+};
+
+struct rhist_key {
+	uint64_t group;
+	uint32_t kind;
+	uint32_t slot;		/* index into vg/h, + 1: 0 marks a free entry */
+};
+
+static __u64 rhist_hash(const void *key)
+{
+	const struct rhist_key *k = key;
+
+	return oat_hash_u64(k->group * 8 + k->kind + 1);
+}
+
+static bool rhist_eq(const void *entry, const void *key)
+{
+	const struct rhist_key *e = entry, *k = key;
+
+	return e->group == k->group && e->kind == k->kind;
+}
+
+static const struct oat_type rhist_type = {
+	.size = sizeof(struct rhist_key),
+	.hash = rhist_hash,
+	.eq = rhist_eq,
+	OAT_MARK(struct rhist_key, slot),
+	.min_cap = 16,
+	.load_pct = 70,
 };
 
 static struct aio_hist *rhist_of(struct rhist *rh, enum aios_hist_kind kind, uint64_t group)
 {
-	for (size_t i = 0; i < rh->n; i++)
-		if (rh->vg[i].kind == kind && rh->vg[i].group == group)
-			return &rh->h[i];
+	struct rhist_key key = { .group = group, .kind = kind }, *e;
+	bool found;
+
+	e = oat_get(&rh->index, &rhist_type, &key, &found);
+	if (!e)
+		return NULL;
+	if (found)
+		return &rh->h[e->slot - 1];
 	if (rh->n == rh->cap) {
 		size_t nc = rh->cap ? rh->cap * 2 : 8;
 		struct hist_view_group *vg = realloc(rh->vg, nc * sizeof(*vg));
 		struct aio_hist *h;
 
 		if (!vg)
-			return NULL;
+			goto nomem;
 		rh->vg = vg;
 		h = realloc(rh->h, nc * sizeof(*h));
 		if (!h)
-			return NULL;
+			goto nomem;
 		rh->h = h;
 		rh->cap = nc;
 	}
+	*e = key;
+	e->slot = (uint32_t)rh->n + 1;
 	rh->vg[rh->n] = (struct hist_view_group){ .kind = kind, .group = group };
 	aio_hist_reset(&rh->h[rh->n]);
 	return &rh->h[rh->n++];
+nomem:
+	oat_del_at(&rh->index, &rhist_type, oat_index(&rh->index, &rhist_type, e));
+	return NULL;
+}
+
+/* Empties the groups for the next interval (keeping the memory). */
+static void rhist_clear(struct rhist *rh)
+{
+	rh->n = 0;
+	oat_free(&rh->index);
+}
+
+static void rhist_free(struct rhist *rh)
+{
+	free(rh->vg);
+	free(rh->h);
+	oat_free(&rh->index);
 }
 
 /* The group of a request in live hist's terms (bpf/hist.bpf.h, group_of). */
@@ -355,7 +414,7 @@ static void rhist_print(struct rhist *rh, struct hist_view *v, uint64_t idx, uin
 	if (rh->n)
 		qsort(rh->vg, rh->n, sizeof(*rh->vg), hist_view_group_cmp);
 	hist_view_interval(v, idx, &rt, rh->vg, rh->n);
-	rh->n = 0;
+	rhist_clear(rh);
 }
 
 static int report_hist(const char *file, int argc, char **argv)
@@ -411,8 +470,7 @@ static int report_hist(const char *file, int argc, char **argv)
 		p_err("%s: %s", file, r.err);
 		ret = EXIT_RUNTIME;
 	}
-	free(rh.vg);
-	free(rh.h);
+	rhist_free(&rh);
 	recfile_close(&r);
 	fclose(f);
 	return ret;
@@ -509,10 +567,10 @@ static int side_load(struct side *sd, const struct report_env *env)
 static const struct aio_hist *side_hist(const struct side *sd, enum aios_hist_kind kind,
 					uint64_t group)
 {
-	for (size_t i = 0; i < sd->rh.n; i++)
-		if (sd->rh.vg[i].kind == kind && sd->rh.vg[i].group == group)
-			return &sd->rh.h[i];
-	return NULL;
+	struct rhist_key key = { .group = group, .kind = kind };
+	const struct rhist_key *e = oat_find(&sd->rh.index, &rhist_type, &key);
+
+	return e ? &sd->rh.h[e->slot - 1] : NULL;
 }
 
 /* requests per second over the side's span */
@@ -587,31 +645,27 @@ static void compare_kind(struct aio_json *j, bool json, const char *kind,
 	}
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* The groups of either side, each once, in order. */
 static size_t compare_groups(const struct side *s, uint64_t *g)
 {
-	size_t n = 0;
+	size_t n = 0, u = 0;
 
-	for (int k = 0; k < 2; k++) {
-		for (size_t i = 0; i < s[k].rh.n; i++) {
-			size_t j;
-
-			if (s[k].rh.vg[i].kind != AIOS_H_LAT)
-				continue;
-			for (j = 0; j < n && g[j] != s[k].rh.vg[i].group; j++)
-				;
-			if (j == n)
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < s[k].rh.n; i++)
+			if (s[k].rh.vg[i].kind == AIOS_H_LAT)
 				g[n++] = s[k].rh.vg[i].group;
-		}
-	}
-	for (size_t i = 1; i < n; i++)	/* a handful: insertion sort */
-		for (size_t j = i; j > 0 && g[j - 1] > g[j]; j--) {
-			uint64_t t = g[j];
-
-			g[j] = g[j - 1];
-			g[j - 1] = t;
-		}
-	return n;
+	qsort(g, n, sizeof(*g), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!u || g[u - 1] != g[i])
+			g[u++] = g[i];
+	return u;
 }
 
 static int report_compare(const char *file, int argc, char **argv)
@@ -678,10 +732,8 @@ static int report_compare(const char *file, int argc, char **argv)
 	fflush(stdout);
 out:
 	free(groups);
-	for (int k = 0; k < 2; k++) {
-		free(s[k].rh.vg);
-		free(s[k].rh.h);
-	}
+	for (int k = 0; k < 2; k++)
+		rhist_free(&s[k].rh);
 	return ret;
 }
 
