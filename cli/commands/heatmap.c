@@ -244,10 +244,17 @@ static void colour(uint64_t c, uint64_t max, char *buf, size_t len)
 		 (int)(stops[k][2] + f * (stops[k + 1][2] - stops[k][2])));
 }
 
+/*
+ * @s as SVG text: control bytes and ill-formed UTF-8 as "\xHH" (aio_fmt_term: names
+ * come from the recording, chosen by whoever ran the process), then XML's escapes.
+ */
 static void xml_text(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
+	char safe[1024];
+
+	aio_fmt_term(safe, sizeof(safe), s);
+	for (const char *c = safe; *c; c++) {
+		switch (*c) {
 		case '&':
 			fputs("&amp;", f);
 			break;
@@ -261,8 +268,7 @@ static void xml_text(FILE *f, const char *s)
 			fputs("&quot;", f);
 			break;
 		default:
-			if ((unsigned char)*s >= 0x20)
-				fputc(*s, f);
+			fputc(*c, f);
 		}
 	}
 }
@@ -385,23 +391,23 @@ static void draw_qd(FILE *f, const struct grid *g, const struct recording *rec, 
 /* Seconds since the start of the recording along the bottom. */
 static void draw_time_axis(FILE *f, const struct grid *g, const struct recording *rec, double y)
 {
-	static const double steps[] = { 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 60,
-					120, 300, 600, 1800, 3600 };
 	double a = recording_us(rec, g->t0) / 1e6, b = recording_us(rec, g->t1) / 1e6;
-	double w = g->cols * g->cw, step = steps[sizeof(steps) / sizeof(steps[0]) - 1];
+	double w = g->cols * g->cw, raw = (b - a) / 10, mag, step;
 
-	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		if ((b - a) / steps[i] <= 10) {
-			step = steps[i];
+	/* at most about ten ticks, at 1, 2 or 5 times a power of ten seconds */
+	if (!(raw > 0))
+		raw = 1e-3;
+	mag = pow(10, floor(log10(raw)));
+	step = raw <= mag ? mag : raw <= 2 * mag ? 2 * mag : raw <= 5 * mag ? 5 * mag : 10 * mag;
+	/* counted, not summed: a step below a huge time's precision would not advance t */
+	for (int i = 0; i <= 20; i++) {
+		double t = ceil(a / step) * step + i * step, x;
+
+		if (t > b + step / 1000)
 			break;
-		}
-	}
-	for (double t = ceil(a / step) * step; t <= b + 1e-9; t += step) {
-		double x = LEFT + (b > a ? (t - a) / (b - a) * w : 0);
-
 		if (fabs(t) < step / 1000)
 			t = 0;	/* not "-0" */
-
+		x = LEFT + (b > a ? (t - a) / (b - a) * w : 0);
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"tick\"/>"
 			"<text x=\"%.1f\" y=\"%.1f\" class=\"xlab\">%g</text>\n",
 			x, y, x, y + 5, x, y + 18, t);

@@ -135,13 +135,19 @@ static error_t report_snoop_parse(int key, char *arg, struct argp_state *state)
 static void summary(const struct recfile_reader *r, uint64_t events, const struct recfile_lost *l,
 		    bool json_object)
 {
+	char host[RECFILE_STR * 4], kernel[RECFILE_STR * 4], mode[sizeof(r->hdr.mode) * 4];
+
+	/* the file's words, not ours: no control byte reaches the terminal */
+	aio_fmt_term(host, sizeof(host), r->hdr.host);
+	aio_fmt_term(kernel, sizeof(kernel), r->hdr.kernel);
+	aio_fmt_term(mode, sizeof(mode), r->hdr.mode);
 	fprintf(stderr, "%llu events, %llu lost events (ring buffer %llu, in-flight map full %llu, "
 		"join %llu, program misses %llu, reaps unread %llu); mode %s; recorded on %s "
 		"(%s)%s\n",
 		(unsigned long long)events, (unsigned long long)recfile_lost_total(l),
 		(unsigned long long)l->ringbuf, (unsigned long long)l->inflight_full,
 		(unsigned long long)l->join, (unsigned long long)l->prog_misses,
-		(unsigned long long)l->reap_unread, r->hdr.mode, r->hdr.host, r->hdr.kernel,
+		(unsigned long long)l->reap_unread, mode, host, kernel,
 		r->complete ? "" : "; the recording is incomplete");
 	if (json_object) {
 		struct aio_json j;
@@ -233,7 +239,8 @@ static const char report_hist_doc[] =
 	"submit to completion (lat), aiodev's own time where the recording has it\n"
 	"(driver) and with --reap the reap latency; one interval for the whole\n"
 	"recording, or with -i one per SEC seconds of it (by each request's completion\n"
-	"time; the time shown is the interval's end, on the recording's clock). The\n"
+	"time; the time shown is the interval's end, on the recording's clock; an\n"
+	"interval without requests is not printed). The\n"
 	"syscall batches of hist --syscalls are not recorded. A damaged recording: the\n"
 	"requests before the damage are counted, then a one-line error, exit status 1.\n"
 	"\v"
@@ -427,7 +434,8 @@ static int report_hist(const char *file, int argc, char **argv)
 	struct recfile_rec rec;
 	struct rhist rh = { 0 };
 	struct hist_view v;
-	uint64_t events = 0, idx = 0, step, next = 0, last_ts = 0;
+	uint64_t events = 0, printed = 0, step, cur = 0, last_ts = 0, start;
+	char mode[sizeof(r.hdr.mode) * 4];
 	int rc, ret = EXIT_OK;
 	FILE *f;
 
@@ -438,22 +446,31 @@ static int report_hist(const char *file, int argc, char **argv)
 	f = open_recording(file, &r);
 	if (!f)
 		return EXIT_RUNTIME;
-	hist_view_init(&v, env.json, env.by, r.hdr.mode);
+	aio_fmt_term(mode, sizeof(mode), r.hdr.mode);	/* the file's words, not ours */
+	hist_view_init(&v, env.json, env.by, mode);
 	step = env.interval > 0 ? (uint64_t)(env.interval * 1e9) : 0;
-	if (step)
-		next = r.hdr.start_mono_ns + step;
+	start = r.hdr.start_mono_ns;
 	while ((rc = recfile_next(&r, &rec)) == 1) {
+		uint64_t k;
+
 		if (rec.type == RECFILE_LOST)
 			lost = rec.lost;
 		if (rec.type != RECFILE_EVENT || !rec_wanted(&env.f, &rec.ev))
 			continue;
-		/* intervals end by the completion times; a late record counts in the current one */
-		while (step && rec.ev.ts_ns >= next && !(env.count && idx >= env.count)) {
-			rhist_print(&rh, &v, ++idx, next, &r);
-			next += step;
+		/*
+		 * Intervals by completion time, numbered from the start; one without requests
+		 * is not printed (a recording may span any time). A record delivered late
+		 * counts in the interval being read.
+		 */
+		k = step && rec.ev.ts_ns > start ? (rec.ev.ts_ns - start) / step : 0;
+		if (k > cur) {
+			if (rh.n) {
+				rhist_print(&rh, &v, cur + 1, start + (cur + 1) * step, &r);
+				if (env.count && ++printed >= env.count)
+					break;
+			}
+			cur = k;
 		}
-		if (env.count && idx >= env.count)
-			break;
 		if (rhist_add(&rh, &env, &rec.ev)) {
 			p_err("out of memory after %llu requests", (unsigned long long)events);
 			ret = EXIT_RUNTIME;
@@ -463,8 +480,9 @@ static int report_hist(const char *file, int argc, char **argv)
 		if (rec.ev.ts_ns > last_ts)
 			last_ts = rec.ev.ts_ns;
 	}
-	if (!ret && !(env.count && idx >= env.count))
-		rhist_print(&rh, &v, ++idx, step ? next : (last_ts ? last_ts : r.hdr.start_mono_ns), &r);
+	if (!ret && !(env.count && printed >= env.count) && (rh.n || !step))
+		rhist_print(&rh, &v, cur + 1, step ? start + (cur + 1) * step :
+			    (last_ts ? last_ts : start), &r);
 	summary(&r, events, &lost, false);	/* hist --json prints groups only */
 	if (rc < 0) {
 		p_err("%s: %s", file, r.err);
