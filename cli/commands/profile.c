@@ -16,7 +16,7 @@
 #include "commands.h"
 #include "core/format.h"
 #include "core/profile.h"
-#include "request/recfile.h"
+#include "recording.h"
 
 enum prof_lat { PROF_LAT_AUTO, PROF_LAT_TOTAL, PROF_LAT_DRIVER };
 
@@ -160,18 +160,10 @@ static int read_sample(const struct profile_env *env, struct sample *s, char *ke
 	struct recfile_reader r;
 	struct recfile_rec rec;
 	int rc, ret = EXIT_OK;
-	FILE *f = fopen(env->file, "re");
+	FILE *f = recording_open(env->file, &r);
 
-	if (!f) {
-		p_err("%s: %s", env->file, strerror(errno));
+	if (!f)
 		return EXIT_RUNTIME;
-	}
-	if (recfile_open(&r, f)) {
-		p_err("%s: %s", env->file, r.err);
-		recfile_close(&r);
-		fclose(f);
-		return EXIT_RUNTIME;
-	}
 	snprintf(kernel, klen, "%s", r.hdr.kernel);
 	while ((rc = recfile_next(&r, &rec)) == 1) {
 		if (rec.type != RECFILE_EVENT || !wanted(env, &rec.ev))

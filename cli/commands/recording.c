@@ -26,24 +26,34 @@ static int grow(void **p, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
+FILE *recording_open(const char *file, struct recfile_reader *r)
+{
+	FILE *f = fopen(file, "re");
+
+	if (!f) {
+		p_err("%s: %s", file, strerror(errno));
+		return NULL;
+	}
+	if (recfile_open(r, f)) {
+		p_err("%s: %s", file, r->err);
+		recfile_close(r);
+		fclose(f);
+		return NULL;
+	}
+	return f;
+}
+
 int recording_load(const char *file, struct recording *rec)
 {
 	struct recfile_reader r;
 	struct recfile_rec x;
 	int rc, ret = EXIT_OK;
-	FILE *f = fopen(file, "re");
+	FILE *f;
 
 	memset(rec, 0, sizeof(*rec));
-	if (!f) {
-		p_err("%s: %s", file, strerror(errno));
+	f = recording_open(file, &r);
+	if (!f)
 		return EXIT_RUNTIME;
-	}
-	if (recfile_open(&r, f)) {
-		p_err("%s: %s", file, r.err);
-		recfile_close(&r);
-		fclose(f);
-		return EXIT_RUNTIME;
-	}
 	rec->hdr = r.hdr;
 	/* the header's strings live in the reader */
 	rec->hdr.argv = NULL;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "request/recfile.h"
 
@@ -19,6 +20,13 @@ struct recording {
 	size_t nqd, capqd;
 	bool complete;			/* the end chunk was read */
 };
+
+/*
+ * Opens @file and reads its header into @r (for the commands that stream a
+ * recording): the file, or NULL after a one-line error. recfile_close() and fclose()
+ * when done.
+ */
+FILE *recording_open(const char *file, struct recfile_reader *r);
 
 /*
  * Reads @file into @rec. A recording cut short (still being written, or its writer

@@ -17,6 +17,7 @@
 #include "core/json.h"
 #include "core/oatable.h"
 #include "hist_view.h"
+#include "recording.h"
 #include "request/recfile.h"
 #include "snoop_line.h"
 
@@ -170,24 +171,6 @@ static void summary(const struct recfile_reader *r, uint64_t events, const struc
 	}
 }
 
-/* Opens @file and reads its header into @r; NULL (said) if it cannot. */
-static FILE *open_recording(const char *file, struct recfile_reader *r)
-{
-	FILE *f = fopen(file, "re");
-
-	if (!f) {
-		p_err("%s: %s", file, strerror(errno));
-		return NULL;
-	}
-	if (recfile_open(r, f)) {
-		p_err("%s: %s", file, r->err);
-		recfile_close(r);
-		fclose(f);
-		return NULL;
-	}
-	return f;
-}
-
 static int report_snoop(const char *file, int argc, char **argv)
 {
 	static const struct argp argp = { report_snoop_options, report_snoop_parse, NULL,
@@ -202,7 +185,7 @@ static int report_snoop(const char *file, int argc, char **argv)
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
 		return EXIT_USAGE;
-	f = open_recording(file, &r);
+	f = recording_open(file, &r);
 	if (!f)
 		return EXIT_RUNTIME;
 	setvbuf(stdout, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, 1 << 16);
@@ -443,7 +426,7 @@ static int report_hist(const char *file, int argc, char **argv)
 		return EXIT_USAGE;
 	if (env.count && !env.interval)
 		env.interval = 1;	/* -n alone: COUNT one-second intervals, as hist */
-	f = open_recording(file, &r);
+	f = recording_open(file, &r);
 	if (!f)
 		return EXIT_RUNTIME;
 	aio_fmt_term(mode, sizeof(mode), r.hdr.mode);	/* the file's words, not ours */
@@ -557,7 +540,7 @@ static int side_load(struct side *sd, const struct report_env *env)
 	struct recfile_reader r;
 	struct recfile_rec rec;
 	int rc, ret = EXIT_OK;
-	FILE *f = open_recording(sd->file, &r);
+	FILE *f = recording_open(sd->file, &r);
 
 	if (!f)
 		return EXIT_RUNTIME;
