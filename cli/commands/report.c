@@ -3,15 +3,19 @@
  * aioscope report FILE VIEW: a recording (aioscope record, docs/record-format.md)
  * shown by a live command's view. VIEW snoop: the lines live snoop prints, by
  * snoop's own line writer, with the recording's clock. VIEW hist: the histograms
- * live hist prints (hist_view.c), aggregated from the recorded requests.
+ * live hist prints (hist_view.c), aggregated from the recorded requests. VIEW stuck:
+ * the requests pending when the recording ended or a flight recorder's dump was
+ * written, as stuck lists them (stuck_view.c).
  */
 #include <argp.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "collect/stuck_src.h"
 #include "commands.h"
 #include "core/format.h"
 #include "core/json.h"
@@ -20,6 +24,7 @@
 #include "recording.h"
 #include "request/recfile.h"
 #include "snoop_line.h"
+#include "stuck_view.h"
 
 /* The filters a view applies to the recorded requests, as the live commands do. */
 struct rec_filter {
@@ -39,6 +44,8 @@ struct report_env {
 	bool reap;
 	double interval;
 	uint64_t count;
+	/* stuck */
+	uint64_t older_than_ms;
 };
 
 enum { OPT_R_BY = OPT_CMD_BASE, OPT_R_REAP };
@@ -142,6 +149,12 @@ static void summary(const struct recfile_reader *r, uint64_t events, const struc
 	aio_fmt_term(host, sizeof(host), r->hdr.host);
 	aio_fmt_term(kernel, sizeof(kernel), r->hdr.kernel);
 	aio_fmt_term(mode, sizeof(mode), r->hdr.mode);
+	if (r->hdr.trigger[0]) {
+		char trig[RECFILE_STR * 4];
+
+		aio_fmt_term(trig, sizeof(trig), r->hdr.trigger);
+		fprintf(stderr, "a flight recorder's dump; trigger %s\n", trig);
+	}
 	fprintf(stderr, "%llu events, %llu lost events (ring buffer %llu, in-flight map full %llu, "
 		"join %llu, program misses %llu, reaps unread %llu); mode %s; recorded on %s "
 		"(%s)%s\n",
@@ -738,12 +751,191 @@ out:
 	return ret;
 }
 
+
+/* ---------------- report FILE stuck ---------------- */
+
+#define EXIT_STUCK 3
+
+static const struct argp_option report_stuck_options[] = {
+	{ "older-than", 'o', "MS", 0, "Threshold age in milliseconds (default 1000)", 0 },
+	{ "json", 'j', NULL, 0, "One JSON object per snapshot, as stuck --json", 0 },
+	{ "pid", 'p', "PID", 0, "Only requests submitted by this process", 0 },
+	{ 0 },
+};
+
+static const char report_stuck_doc[] =
+	"List the requests of a recording that were pending longer than a threshold when\n"
+	"the recording ended (aioscope record) or when a flight recorder's dump was\n"
+	"written (record --ring), as aioscope stuck lists them live: AGE is the age at\n"
+	"that moment. DEVICE/FILE is the device's MAJ:MIN and the file's inode. One\n"
+	"snapshot for each moment the recording holds pending requests; none: \"nothing\n"
+	"pending\". Exit status: 0 nothing stuck, 3 something stuck, 1 the file cannot be\n"
+	"read, 2 usage error.\n"
+	"\v"
+	"Examples:\n"
+	"  aioscope report dumps/20261205-101500.250-stuck.rec stuck --older-than 100\n"
+	"  aioscope report io.rec stuck --json\n";
+
+static error_t report_stuck_parse(int key, char *arg, struct argp_state *state)
+{
+	struct report_env *env = state->input;
+
+	switch (key) {
+	case 'o':
+		env->older_than_ms = opt_u64(state, "--older-than", arg, 0, 1000ULL * 86400 * 365,
+					     "milliseconds");
+		break;
+	case 'j':
+		env->json = true;
+		break;
+	case 'p':
+		env->f.pid = opt_pid(state, arg);
+		break;
+	case ARGP_KEY_ARG:
+		opt_unexpected(state, arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* one snapshot's list, filtered, sorted and printed; the number listed */
+static size_t stuck_snapshot(const struct report_env *env, const struct recfile_reader *r,
+			     struct stuck_list *l, uint64_t ts_mono, struct aio_json *j)
+{
+	uint64_t min_age = env->older_than_ms * 1000000ULL;
+	uint64_t real = ts_mono + (r->hdr.start_real_ns - r->hdr.start_mono_ns);
+
+	stuck_list_filter_age(l, min_age);
+	if (env->f.pid)
+		stuck_list_filter_pid(l, env->f.pid);
+	stuck_list_sort(l);
+	if (env->json) {
+		aio_json_start_object(j);
+		aio_json_u64_field(j, "ts_ns", real);
+		aio_json_u64_field(j, "older_than_ms", env->older_than_ms);
+		aio_json_u64_field(j, "count", l->n);
+		aio_json_name(j, "sources");
+		aio_json_start_object(j);
+		aio_json_string_field(j, "recording", env->file);
+		aio_json_string_field(j, "tracer", r->hdr.mode);
+		aio_json_string_field(j, "trigger", r->hdr.trigger[0] ? r->hdr.trigger : NULL);
+		aio_json_end_object(j);
+		aio_json_name(j, "stuck");
+		aio_json_start_array(j);
+		for (size_t i = 0; i < l->n; i++)
+			stuck_json_req(j, &l->v[i], false);
+		aio_json_end_array(j);
+		aio_json_end_object(j);
+	} else {
+		time_t sec = (time_t)(real / 1000000000ULL);
+		struct tm tm;
+		char ts[32];
+
+		localtime_r(&sec, &tm);
+		strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", &tm);
+		printf("%s.%03llu  %zu pending longer than %llu ms\n", ts,
+		       (unsigned long long)(real / 1000000 % 1000), l->n,
+		       (unsigned long long)env->older_than_ms);
+		if (l->n)
+			stuck_print_plain(stdout, l, false);
+		printf("\n");
+	}
+	return l->n;
+}
+
+/* a recorded pending request as the stuck views take it */
+static int stuck_add_recorded(struct stuck_list *l, const struct recfile_pending *p)
+{
+	struct stuck_req *s = stuck_list_add(l);
+
+	if (!s)
+		return -ENOMEM;
+	memset(s, 0, sizeof(*s));
+	s->req = p->req;
+	s->age_ns = p->ts_ns > p->req.submit_ns ? p->ts_ns - p->req.submit_ns : 0;
+	s->stalled = -1;
+	s->src = STUCK_SRC_TRACER;
+	s->has_api = true;
+	s->nr_kstack = s->nr_ustack = -1;
+	if (p->req.ino)
+		snprintf(s->path, sizeof(s->path), "%u:%u ino %llu", p->req.dev >> 20,
+			 p->req.dev & 0xfffff, (unsigned long long)p->req.ino);
+	else
+		snprintf(s->path, sizeof(s->path), "%u:%u", p->req.dev >> 20, p->req.dev & 0xfffff);
+	return 0;
+}
+
+static int report_stuck(const char *file, int argc, char **argv)
+{
+	static const struct argp argp = { report_stuck_options, report_stuck_parse, NULL,
+					  report_stuck_doc, NULL, NULL, NULL };
+	struct report_env env = { .file = file, .older_than_ms = 1000 };
+	struct recfile_reader r;
+	struct recfile_lost lost = { 0 };
+	struct recfile_rec rec;
+	struct stuck_list l = { 0 };
+	struct aio_json j;
+	uint64_t events = 0, snap_ts = 0, last_ts = 0, listed = 0, snapshots = 0;
+	FILE *f;
+	int rc;
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
+		return EXIT_USAGE;
+	f = recording_open(file, &r);
+	if (!f)
+		return EXIT_RUNTIME;
+	aio_json_init(&j, stdout, false);
+	while ((rc = recfile_next(&r, &rec)) == 1) {
+		uint64_t ts = rec.type == RECFILE_EVENT ? rec.ev.ts_ns :
+			      rec.type == RECFILE_QD ? rec.qd.ts_ns :
+			      rec.type == RECFILE_LOST ? rec.lost.ts_ns : rec.pend.ts_ns;
+
+		if (ts > last_ts)
+			last_ts = ts;
+		if (rec.type == RECFILE_LOST)
+			lost = rec.lost;
+		events += rec.type == RECFILE_EVENT;
+		if (rec.type != RECFILE_PENDING)
+			continue;
+		/* the pending requests of one moment are written together */
+		if (l.n && rec.pend.ts_ns != snap_ts) {
+			listed += stuck_snapshot(&env, &r, &l, snap_ts, &j);
+			snapshots++;
+			stuck_list_reset(&l);
+		}
+		snap_ts = rec.pend.ts_ns;
+		if (stuck_add_recorded(&l, &rec.pend)) {
+			p_err("out of memory");
+			rc = -1;
+			break;
+		}
+	}
+	if (l.n || !snapshots)
+		listed += stuck_snapshot(&env, &r, &l, l.n ? snap_ts : last_ts, &j);
+	stuck_list_free(&l);
+	fflush(stdout);
+	summary(&r, events, &lost, false);
+	if (r.hdr.minor < 1 && r.hdr.major == 1)
+		fprintf(stderr, "recording format %u.%u holds no pending requests (1.1 and later "
+			"do)\n", r.hdr.major, r.hdr.minor);
+	if (rc < 0)
+		p_err("%s: %s", file, r.err);
+	recfile_close(&r);
+	fclose(f);
+	if (rc < 0 || ferror(stdout))
+		return EXIT_RUNTIME;
+	return listed ? EXIT_STUCK : EXIT_OK;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(const char *file, int argc, char **argv);
 } views[] = {
 	{ "snoop", report_snoop },
 	{ "hist", report_hist },
+	{ "stuck", report_stuck },
 	{ "--compare", report_compare },
 };
 
@@ -754,15 +946,19 @@ static void usage(FILE *f, const char *prog)
 		"Views:\n"
 		"  snoop    one line per request, as aioscope snoop ('%s FILE snoop --help')\n"
 		"  hist     latency histograms, as aioscope hist ('%s FILE hist --help')\n"
+		"  stuck    requests pending when the recording ended or its dump was written,\n"
+		"           as aioscope stuck ('%s FILE stuck --help')\n"
 		"  --compare OTHER\n"
 		"           two recordings side by side: counts, rates, percentiles per group,\n"
 		"           with the change ('%s FILE --compare OTHER --help')\n\n"
 		"Exit status: 0 ok, 1 the file cannot be read (truncated, corrupted, not a\n"
-		"recording, a newer format: the error names the byte), 2 usage error.\n\n"
+		"recording, a newer format: the error names the byte), 2 usage error;\n"
+		"stuck: 3 something stuck.\n\n"
 		"Examples:\n"
 		"  %s io.rec snoop --json\n"
 		"  %s io.rec hist --by op\n"
-		"  %s before.rec --compare after.rec --by op\n", prog, prog, prog, prog, prog, prog, prog);
+		"  %s before.rec --compare after.rec --by op\n", prog, prog, prog, prog, prog, prog,
+		prog, prog);
 }
 
 int cmd_report(int argc, char **argv)
@@ -791,6 +987,6 @@ int cmd_report(int argc, char **argv)
 		argv[2] = prog;
 		return views[i].fn(argv[1], argc - 2, argv + 2);
 	}
-	p_err("%s: unknown view '%s' (one of: snoop, hist, --compare OTHER)", argv[0], argv[2]);
+	p_err("%s: unknown view '%s' (one of: snoop, hist, stuck, --compare OTHER)", argv[0], argv[2]);
 	return EXIT_USAGE;
 }

@@ -16,13 +16,14 @@
 
 #define CHUNK_MAGIC	"AIOC"
 /* header chunk fields */
-enum { HDR_HOST = 1, HDR_KERNEL, HDR_MODE, HDR_START, HDR_ARGV, HDR_KNOB };
+enum { HDR_HOST = 1, HDR_KERNEL, HDR_MODE, HDR_START, HDR_ARGV, HDR_KNOB, HDR_TRIGGER };
 #define HDR_LIST_MAX	(32 * 1024)	/* argv, and the knobs together, at most */
 
 /* record bodies, version 1.0 (a newer minor may make them longer, never shorter) */
 #define EV_LEN		163
 #define QD_LEN		36
 #define LOST_LEN	48
+#define PEND_LEN	94
 
 /* ---- CRC-32C ---- */
 
@@ -175,7 +176,7 @@ static int write_header(struct recfile_writer *w, const struct recfile_header *h
 	unsigned char file[RECFILE_FILE_HDR] = { 0 }, start[16];
 	size_t argv_len = list_cut(h->argv, h->argv ? h->argv_len : 0);
 	size_t knobs_len = list_cut(h->knobs, h->knobs ? h->knobs_len : 0);
-	size_t cap = RECFILE_CHUNK_HDR + 3 * (4 + RECFILE_STR) + 4 + 16 + 4 + argv_len +
+	size_t cap = RECFILE_CHUNK_HDR + 4 * (4 + RECFILE_STR) + 4 + 16 + 4 + argv_len +
 		     knobs_len + 4 * (knobs_len + 1);
 	unsigned char *buf = malloc(cap), *p;
 	int rc;
@@ -207,6 +208,8 @@ static int write_header(struct recfile_writer *w, const struct recfile_header *h
 		p = hdr_field(p, HDR_KNOB, h->knobs + i, l);
 		i += l + 1;
 	}
+	if (h->trigger[0])
+		p = hdr_field(p, HDR_TRIGGER, h->trigger, strnlen(h->trigger, RECFILE_STR - 1));
 	rc = write_chunk(w, buf, RECFILE_CHUNK_HEADER, RECFILE_ENC_RAW,
 			 (size_t)(p - buf) - RECFILE_CHUNK_HDR, (size_t)(p - buf) - RECFILE_CHUNK_HDR);
 	free(buf);
@@ -358,6 +361,47 @@ int recfile_write_lost(struct recfile_writer *w, const struct recfile_lost *l)
 	put_u(&c, l->prog_misses, 8);
 	put_u(&c, l->reap_unread, 8);
 	return 0;
+}
+
+int recfile_write_pending(struct recfile_writer *w, const struct recfile_pending *p)
+{
+	unsigned char *b = rec_start(w, RECFILE_PENDING, PEND_LEN);
+	const struct pending_req *q = &p->req;
+	struct put c = { b };
+
+	if (!b)
+		return w->err;
+	put_u(&c, p->ts_ns, 8);
+	put_u(&c, q->submit_ns, 8);
+	put_u(&c, q->id, 8);
+	put_u(&c, q->ctx, 8);
+	put_u(&c, q->obj, 8);
+	put_u(&c, q->ino, 8);
+	put_u(&c, (uint64_t)q->offset, 8);
+	put_u(&c, q->bytes, 8);
+	put_u(&c, q->dev, 4);
+	put_u(&c, (uint32_t)q->pid, 4);
+	put_u(&c, (uint32_t)q->tid, 4);
+	put_u(&c, (uint8_t)q->api, 1);
+	put_u(&c, (uint8_t)q->op, 1);
+	memset(c.p, 0, TRACER_COMM_LEN);
+	memcpy(c.p, q->comm, strnlen(q->comm, TRACER_COMM_LEN - 1));
+	return 0;
+}
+
+int recfile_write_rec(struct recfile_writer *w, const struct recfile_rec *rec)
+{
+	switch (rec->type) {
+	case RECFILE_EVENT:
+		return recfile_write_event(w, &rec->ev);
+	case RECFILE_QD:
+		return recfile_write_qd(w, &rec->qd);
+	case RECFILE_LOST:
+		return recfile_write_lost(w, &rec->lost);
+	case RECFILE_PENDING:
+		return recfile_write_pending(w, &rec->pend);
+	}
+	return -EINVAL;
 }
 
 int recfile_finish(struct recfile_writer *w)
@@ -523,6 +567,8 @@ static int parse_header(struct recfile_reader *r)
 					dst = r->hdr.kernel, cap = sizeof(r->hdr.kernel);
 				else if (type == HDR_MODE)
 					dst = r->hdr.mode, cap = sizeof(r->hdr.mode);
+				else if (type == HDR_TRIGGER)
+					dst = r->hdr.trigger, cap = sizeof(r->hdr.trigger);
 				if (dst) {
 					size_t n = len < cap - 1 ? len : cap - 1;
 
@@ -623,6 +669,29 @@ static void decode_event(const unsigned char *b, struct tracer_event *e)
 	memcpy(e->comm, c.p, strnlen((const char *)c.p, TRACER_COMM_LEN - 1));
 }
 
+static void decode_pending(const unsigned char *b, struct recfile_pending *p)
+{
+	struct pending_req *q = &p->req;
+	struct get c = { b };
+
+	memset(p, 0, sizeof(*p));
+	p->ts_ns = get_u(&c, 8);
+	q->submit_ns = get_u(&c, 8);
+	q->id = get_u(&c, 8);
+	q->ctx = get_u(&c, 8);
+	q->obj = get_u(&c, 8);
+	q->ino = get_u(&c, 8);
+	q->offset = (int64_t)get_u(&c, 8);
+	q->bytes = get_u(&c, 8);
+	q->dev = (uint32_t)get_u(&c, 4);
+	q->pid = (int32_t)(uint32_t)get_u(&c, 4);
+	q->tid = (int32_t)(uint32_t)get_u(&c, 4);
+	q->api = (enum aios_api)get_u(&c, 1);
+	q->op = (enum aios_op)get_u(&c, 1);
+	memcpy(q->comm, c.p, strnlen((const char *)c.p, TRACER_COMM_LEN - 1));
+	q->kstack_id = q->ustack_id = -1;
+}
+
 /* the record at r->raw_pos: 1 one of ours in @rec, 2 skipped (a newer type), -1 */
 static int next_in_chunk(struct recfile_reader *r, struct recfile_rec *rec)
 {
@@ -637,7 +706,7 @@ static int next_in_chunk(struct recfile_reader *r, struct recfile_rec *rec)
 	type = get_le(p, 2);
 	len = get_le(p + 2, 2);
 	min = type == RECFILE_EVENT ? EV_LEN : type == RECFILE_QD ? QD_LEN :
-	      type == RECFILE_LOST ? LOST_LEN : 0;
+	      type == RECFILE_LOST ? LOST_LEN : type == RECFILE_PENDING ? PEND_LEN : 0;
 	if (len < min)
 		return fail(r, false, r->chunk_off, "corrupted: record of type %zu at byte %zu "
 			    "of the chunk at byte %llu has %zu bytes, fewer than its %zu", type,
@@ -666,6 +735,10 @@ static int next_in_chunk(struct recfile_reader *r, struct recfile_rec *rec)
 		rec->lost.join = get_u(&c, 8);
 		rec->lost.prog_misses = get_u(&c, 8);
 		rec->lost.reap_unread = get_u(&c, 8);
+		return 1;
+	case RECFILE_PENDING:
+		rec->type = RECFILE_PENDING;
+		decode_pending(c.p, &rec->pend);
 		return 1;
 	default:
 		return 2;

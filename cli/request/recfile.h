@@ -22,10 +22,12 @@
 #include <stdio.h>
 
 #include "event.h"
+#include "pending.h"
 
 #define RECFILE_MAGIC		"AIOSREC\0"	/* 8 bytes */
 #define RECFILE_MAJOR		1	/* a reader refuses a larger major */
-#define RECFILE_MINOR		0	/* a larger minor only adds: older readers skip it */
+#define RECFILE_MINOR		1	/* a larger minor only adds: older readers skip it;
+					 * 1.1 added pending requests and the trigger */
 #define RECFILE_FILE_HDR	16	/* magic, major, minor, CRC-32C of those */
 #define RECFILE_CHUNK_HDR	20	/* see docs/record-format.md */
 #define RECFILE_CHUNK_RAW	(64 * 1024)	/* the writer's chunk, before compression */
@@ -36,7 +38,7 @@ enum recfile_chunk { RECFILE_CHUNK_HEADER = 1, RECFILE_CHUNK_RECORDS = 2, RECFIL
 /* chunk encodings */
 enum recfile_enc { RECFILE_ENC_RAW = 0, RECFILE_ENC_ZSTD = 1 };
 /* record types (in a records chunk) */
-enum recfile_type { RECFILE_EVENT = 1, RECFILE_QD = 2, RECFILE_LOST = 3 };
+enum recfile_type { RECFILE_EVENT = 1, RECFILE_QD = 2, RECFILE_LOST = 3, RECFILE_PENDING = 4 };
 
 /* The header: where, when and how the recording was taken. */
 #define RECFILE_STR 256
@@ -54,6 +56,9 @@ struct recfile_header {
 	size_t argv_len;
 	const char *knobs;
 	size_t knobs_len;
+	/* a flight recorder's dump (record --ring): what fired it, one line; "" for a
+	 * whole recording */
+	char trigger[RECFILE_STR];
 };
 
 /* A queue-depth sample: one device, context, process or the total at @ts_ns. */
@@ -76,6 +81,16 @@ struct recfile_lost {
 	uint64_t reap_unread;		/* reaps whose ids could not be read */
 };
 
+/*
+ * A request still pending at @ts_ns (version 1.1): the requests in flight when a
+ * recording ended or a flight recorder's dump was written; its age then is
+ * ts_ns - req.submit_ns. The stack ids are not kept (-1 when read).
+ */
+struct recfile_pending {
+	uint64_t ts_ns;
+	struct pending_req req;
+};
+
 static inline uint64_t recfile_lost_total(const struct recfile_lost *l)
 {
 	return l->ringbuf + l->inflight_full + l->join + l->prog_misses + l->reap_unread;
@@ -87,6 +102,7 @@ struct recfile_rec {
 		struct tracer_event ev;
 		struct recfile_qd qd;
 		struct recfile_lost lost;
+		struct recfile_pending pend;
 	};
 };
 
@@ -105,6 +121,9 @@ struct recfile_writer *recfile_create(int fd, const struct recfile_header *h,
 int recfile_write_event(struct recfile_writer *w, const struct tracer_event *e);
 int recfile_write_qd(struct recfile_writer *w, const struct recfile_qd *q);
 int recfile_write_lost(struct recfile_writer *w, const struct recfile_lost *l);
+int recfile_write_pending(struct recfile_writer *w, const struct recfile_pending *p);
+/* any record of the kinds above (a flight recorder's ring holds them as recfile_rec) */
+int recfile_write_rec(struct recfile_writer *w, const struct recfile_rec *rec);
 /* Write the records held so far as one chunk (nothing if none). 0 or -errno. */
 int recfile_flush(struct recfile_writer *w);
 /*

@@ -62,10 +62,14 @@ static int read_all(FILE *f, struct recfile_reader *r, struct recfile_rec *recs,
 		if (rc != 1)
 			break;
 		FUZZ_CHECK(rec.type == RECFILE_EVENT || rec.type == RECFILE_QD ||
-			   rec.type == RECFILE_LOST, "record of type %d", rec.type);
+			   rec.type == RECFILE_LOST || rec.type == RECFILE_PENDING,
+			   "record of type %d", rec.type);
 		if (rec.type == RECFILE_EVENT)
 			FUZZ_CHECK(memchr(rec.ev.comm, '\0', sizeof(rec.ev.comm)),
 				   "comm not terminated");
+		if (rec.type == RECFILE_PENDING)
+			FUZZ_CHECK(memchr(rec.pend.req.comm, '\0', sizeof(rec.pend.req.comm)),
+				   "pending comm not terminated");
 		if (*n < MAXRECS)
 			recs[(*n)++] = rec;
 		rc = 0;
@@ -88,9 +92,7 @@ static void rewrite(struct recfile_reader *r, const struct recfile_rec *recs, si
 	w = recfile_create(fd, &r->hdr, RECFILE_ENC_ZSTD, 1, err, sizeof(err));
 	FUZZ_CHECK(w, "recfile_create: %s", err);
 	for (size_t i = 0; i < n; i++) {
-		rc = recs[i].type == RECFILE_EVENT ? recfile_write_event(w, &recs[i].ev) :
-		     recs[i].type == RECFILE_QD ? recfile_write_qd(w, &recs[i].qd) :
-		     recfile_write_lost(w, &recs[i].lost);
+		rc = recfile_write_rec(w, &recs[i]);
 		FUZZ_CHECK(!rc, "write: %d", rc);
 	}
 	FUZZ_CHECK(!recfile_finish(w), "finish");

@@ -80,6 +80,27 @@ static void make_records(int n)
 			r->lost.join = 2;
 			r->lost.prog_misses = 3;
 			r->lost.reap_unread = UINT64_MAX;
+		} else if (i % 50 == 29) {
+			struct pending_req *q = &r->pend.req;
+
+			r->type = RECFILE_PENDING;
+			fill_event(&r->ev, &seed, i);	/* random bits, then the fields */
+			memset(&r->pend, 0, sizeof(r->pend));
+			r->pend.ts_ns = 2000000000ULL + (uint64_t)i;
+			q->submit_ns = 1000000000ULL + (uint64_t)i * 20000;
+			q->id = 0xff11000000000000ULL | (unit_rand(&seed) & 0xfffff00);
+			q->ctx = 0x7f0000001000ULL;
+			q->obj = unit_rand(&seed);
+			q->ino = 7;
+			q->offset = -4096 * (int64_t)i;
+			q->bytes = 65536;
+			q->dev = 246u << 20 | 1;
+			q->pid = 4000000 + i;
+			q->tid = -1;
+			q->api = (enum aios_api)(i % 4);
+			q->op = (enum aios_op)(i % 6);
+			strcpy(q->comm, i % 2 ? "fifteen_chars_x" : "");
+			q->kstack_id = q->ustack_id = -1;
 		} else {
 			r->type = RECFILE_EVENT;
 			fill_event(&r->ev, &seed, i);
@@ -112,6 +133,8 @@ static bool rec_equal(const struct recfile_rec *a, const struct recfile_rec *b)
 		       a->qd.key == b->qd.key && a->qd.now == b->qd.now && a->qd.max == b->qd.max;
 	case RECFILE_LOST:
 		return !memcmp(&a->lost, &b->lost, sizeof(a->lost));
+	case RECFILE_PENDING:
+		return !memcmp(&a->pend, &b->pend, sizeof(a->pend));
 	}
 	return false;
 }
@@ -128,6 +151,7 @@ static void fill_header(struct recfile_header *h)
 	h->argv_len = sizeof(argv_list) - 1;
 	h->knobs = knob_list;
 	h->knobs_len = sizeof(knob_list) - 1;
+	strcpy(h->trigger, "stuck:500: request 0x1 pending 512 ms");
 }
 
 /* the file's bytes, and after which byte each chunk of records ended: ends[k] bytes
@@ -165,9 +189,7 @@ static int write_image(struct image *im, enum recfile_enc enc, int per)
 		const struct recfile_rec *r = &written[i];
 		uint64_t before = recfile_bytes(w);
 
-		rc = r->type == RECFILE_EVENT ? recfile_write_event(w, &r->ev) :
-		     r->type == RECFILE_QD ? recfile_write_qd(w, &r->qd) :
-		     recfile_write_lost(w, &r->lost);
+		rc = recfile_write_rec(w, r);
 		if (recfile_bytes(w) != before) {	/* a full chunk went out first */
 			im->ends[im->nends] = recfile_bytes(w);
 			im->recs[im->nends++] = i;
@@ -246,6 +268,8 @@ static void roundtrip(enum recfile_enc enc)
 		(unsigned long long)r.hdr.start_mono_ns);
 	UASSERT(r.hdr.argv_len == sizeof(argv_list) - 1 &&
 		!memcmp(r.hdr.argv, argv_list, r.hdr.argv_len), "argv (%zu bytes)", r.hdr.argv_len);
+	UASSERT(!strcmp(r.hdr.trigger, "stuck:500: request 0x1 pending 512 ms"), "trigger '%s'",
+		r.hdr.trigger);
 	UASSERT(r.hdr.knobs_len == sizeof(knob_list) - 1 &&
 		!memcmp(r.hdr.knobs, knob_list, r.hdr.knobs_len), "knobs (%zu bytes)",
 		r.hdr.knobs_len);
