@@ -379,6 +379,27 @@ int stuck_add_tracer(struct stuck_list *l, struct tracer *t, const struct pendin
 	return 0;
 }
 
+int stuck_add_recorded(struct stuck_list *l, const struct pending_req *q, uint64_t age_ns)
+{
+	struct stuck_req *s = stuck_list_add(l);
+
+	if (!s)
+		return -ENOMEM;
+	memset(s, 0, sizeof(*s));
+	s->req = *q;
+	s->age_ns = age_ns;
+	s->stalled = -1;
+	s->src = STUCK_SRC_TRACER;
+	s->has_api = true;
+	s->nr_kstack = s->nr_ustack = -1;
+	if (q->ino)
+		snprintf(s->path, sizeof(s->path), "%u:%u ino %llu", q->dev >> 20,
+			 q->dev & 0xfffff, (unsigned long long)q->ino);
+	else
+		snprintf(s->path, sizeof(s->path), "%u:%u", q->dev >> 20, q->dev & 0xfffff);
+	return 0;
+}
+
 bool stuck_by_user_iocb(const struct tracer *t)
 {
 	return !strcmp(tracer_mode_name(t), "syscalls");

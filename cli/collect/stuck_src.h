@@ -36,6 +36,13 @@ void stuck_list_index(struct stuck_list *l, bool by_user_iocb);
  */
 int aiodev_pending_read(const char *root, struct stuck_list *l);
 
+/*
+ * A pending request of a recording (no tracer, no aiodev listing: the machine may be
+ * another): its device and file as "MAJ:MIN" or "MAJ:MIN ino N", stalled unknown, no
+ * stacks. 0 or -ENOMEM.
+ */
+int stuck_add_recorded(struct stuck_list *l, const struct pending_req *q, uint64_t age_ns);
+
 struct tracer;
 /*
  * Append the tracer's pending requests older than @older_than_ns that the list

@@ -24,6 +24,8 @@
 int cmd_snoop(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+/* report FILE top: top's batch view of a recording, on its clock (top.c) */
+int cmd_report_top(const char *file, int argc, char **argv);
 int cmd_stuck(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
 int cmd_record(int argc, char **argv);

@@ -67,6 +67,16 @@ int recording_load(const char *file, struct recording *rec)
 			if (grow((void **)&rec->qd, &rec->capqd, rec->nqd, sizeof(*rec->qd)))
 				break;
 			rec->qd[rec->nqd++] = x.qd;
+		} else if (x.type == RECFILE_PENDING) {
+			if (grow((void **)&rec->pend, &rec->cappend, rec->npend,
+				 sizeof(*rec->pend)))
+				break;
+			rec->pend[rec->npend++] = x.pend;
+		} else if (x.type == RECFILE_LOST) {
+			if (grow((void **)&rec->lost, &rec->caplost, rec->nlost,
+				 sizeof(*rec->lost)))
+				break;
+			rec->lost[rec->nlost++] = x.lost;
 		}
 	}
 	rec->complete = r.complete;
@@ -91,7 +101,11 @@ void recording_free(struct recording *rec)
 {
 	free(rec->ev);
 	free(rec->qd);
+	free(rec->pend);
+	free(rec->lost);
 	rec->ev = NULL;
 	rec->qd = NULL;
-	rec->nev = rec->nqd = 0;
+	rec->pend = NULL;
+	rec->lost = NULL;
+	rec->nev = rec->nqd = rec->npend = rec->nlost = 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * recording.h - a whole recording in memory (its requests and queue-depth samples),
- * for the commands that need all of it at once: export and heatmap.
+ * recording.h - a whole recording in memory (its requests, queue-depth samples, the
+ * requests pending at its end and its lost counters), for the commands that
+ * need all of it at once: export, heatmap and report's top.
  */
 #ifndef AIOSCOPE_RECORDING_H
 #define AIOSCOPE_RECORDING_H
@@ -18,6 +19,10 @@ struct recording {
 	size_t nev, capev;
 	struct recfile_qd *qd;
 	size_t nqd, capqd;
+	struct recfile_pending *pend;
+	size_t npend, cappend;
+	struct recfile_lost *lost;	/* the lost counters as they grew */
+	size_t nlost, caplost;
 	bool complete;			/* the end chunk was read */
 };
 

@@ -845,28 +845,6 @@ static size_t stuck_snapshot(const struct report_env *env, const struct recfile_
 	return l->n;
 }
 
-/* a recorded pending request as the stuck views take it */
-static int stuck_add_recorded(struct stuck_list *l, const struct recfile_pending *p)
-{
-	struct stuck_req *s = stuck_list_add(l);
-
-	if (!s)
-		return -ENOMEM;
-	memset(s, 0, sizeof(*s));
-	s->req = p->req;
-	s->age_ns = p->ts_ns > p->req.submit_ns ? p->ts_ns - p->req.submit_ns : 0;
-	s->stalled = -1;
-	s->src = STUCK_SRC_TRACER;
-	s->has_api = true;
-	s->nr_kstack = s->nr_ustack = -1;
-	if (p->req.ino)
-		snprintf(s->path, sizeof(s->path), "%u:%u ino %llu", p->req.dev >> 20,
-			 p->req.dev & 0xfffff, (unsigned long long)p->req.ino);
-	else
-		snprintf(s->path, sizeof(s->path), "%u:%u", p->req.dev >> 20, p->req.dev & 0xfffff);
-	return 0;
-}
-
 static int report_stuck(const char *file, int argc, char **argv)
 {
 	static const struct argp argp = { report_stuck_options, report_stuck_parse, NULL,
@@ -906,7 +884,8 @@ static int report_stuck(const char *file, int argc, char **argv)
 			stuck_list_reset(&l);
 		}
 		snap_ts = rec.pend.ts_ns;
-		if (stuck_add_recorded(&l, &rec.pend)) {
+		if (stuck_add_recorded(&l, &rec.pend.req, rec.pend.ts_ns > rec.pend.req.submit_ns ?
+				       rec.pend.ts_ns - rec.pend.req.submit_ns : 0)) {
 			p_err("out of memory");
 			rc = -1;
 			break;
@@ -936,6 +915,7 @@ static const struct {
 	{ "snoop", report_snoop },
 	{ "hist", report_hist },
 	{ "stuck", report_stuck },
+	{ "top", cmd_report_top },
 	{ "--compare", report_compare },
 };
 
@@ -948,6 +928,8 @@ static void usage(FILE *f, const char *prog)
 		"  hist     latency histograms, as aioscope hist ('%s FILE hist --help')\n"
 		"  stuck    requests pending when the recording ended or its dump was written,\n"
 		"           as aioscope stuck ('%s FILE stuck --help')\n"
+		"  top      the dashboard's batch view, interval by interval of the recording,\n"
+		"           as aioscope top --batch ('%s FILE top --help')\n"
 		"  --compare OTHER\n"
 		"           two recordings side by side: counts, rates, percentiles per group,\n"
 		"           with the change ('%s FILE --compare OTHER --help')\n\n"
@@ -957,8 +939,9 @@ static void usage(FILE *f, const char *prog)
 		"Examples:\n"
 		"  %s io.rec snoop --json\n"
 		"  %s io.rec hist --by op\n"
+		"  %s io.rec top --batch -g device -i 2\n"
 		"  %s before.rec --compare after.rec --by op\n", prog, prog, prog, prog, prog, prog,
-		prog, prog);
+		prog, prog, prog, prog);
 }
 
 int cmd_report(int argc, char **argv)
@@ -987,6 +970,6 @@ int cmd_report(int argc, char **argv)
 		argv[2] = prog;
 		return views[i].fn(argv[1], argc - 2, argv + 2);
 	}
-	p_err("%s: unknown view '%s' (one of: snoop, hist, stuck, --compare OTHER)", argv[0], argv[2]);
+	p_err("%s: unknown view '%s' (one of: snoop, hist, stuck, top, --compare OTHER)", argv[0], argv[2]);
 	return EXIT_USAGE;
 }

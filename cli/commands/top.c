@@ -35,6 +35,7 @@
 #include "collect/tracer.h"
 
 #include "commands.h"
+#include "recording.h"
 #include "stuck_view.h"
 
 #define SLICE_NS	100000000ULL	/* drain the ring buffer at least every 100 ms */
@@ -49,6 +50,7 @@ static struct top_env {
 	enum top_col sort;
 	bool ascending;
 	enum tracer_mode mode;
+	bool replay;		/* report FILE top: a recording, not the tracer */
 } env;
 
 /* a pending request's op and api go into the core's __u8 fields as they are */
@@ -100,7 +102,31 @@ struct top_collect {
 	 * and the most of any sample in the interval, reported as lost */
 	uint64_t sample_full, sample_full_max;
 	int err;
+	struct top_replay *rp;		/* report FILE top: the recording's clock */
+	const char *mode;		/* the attach mode, for the header */
 };
+
+/*
+ * report FILE top: the collector fed from a recording, on its clock. A recorded
+ * request is in flight from its submit to its completion, the requests still pending
+ * at the end (format 1.1) until then: a sample at recorded time T sees those
+ * submitted by T and not completed by T, as a live sample at T would have.
+ */
+struct top_replay {
+	const struct recording *rec;
+	size_t *by_done;		/* the requests by completion time */
+	size_t *by_submit;		/* requests then pending ones (nev + j), by submit */
+	size_t nsub, next_done, next_sub;
+	size_t *open;			/* submitted by now, not completed (by_submit's) */
+	size_t nopen;
+	size_t next_lost;
+	uint64_t now, end;		/* recorded clock: now, the last record's time */
+};
+
+static uint64_t collect_now(const struct top_collect *c)
+{
+	return c->rp ? c->rp->now : tracer_now_ns();
+}
 
 static int on_event(void *ctx, const struct tracer_event *e)
 {
@@ -119,7 +145,7 @@ static int on_event(void *ctx, const struct tracer_event *e)
 		.api = (uint8_t)e->api,
 	};
 
-	if (e->api == AIOS_API_SYNC)
+	if (e->api == AIOS_API_SYNC || (env.pid && e->pid != env.pid))
 		return 0;	/* the dashboard is about asynchronous requests */
 	memcpy(r.comm, e->comm, sizeof(r.comm));
 	r.comm[sizeof(r.comm) - 1] = '\0';
@@ -166,9 +192,12 @@ static int on_inflight(void *ctx, const struct pending_req *q)
 		return rc;
 	age = c->now > q->submit_ns ? c->now - q->submit_ns : 0;
 	if (c->stuck_due && age >= c->stuck_ns)
-		return stuck_add_tracer(&c->stuck, c->tr, q, age, c->by_user_iocb);
+		return c->rp ? stuck_add_recorded(&c->stuck, q, age) :
+		       stuck_add_tracer(&c->stuck, c->tr, q, age, c->by_user_iocb);
 	return 0;
 }
+
+static int replay_inflight_foreach(struct top_collect *c);
 
 /* The kernel dev_t (major << 20 | minor) and inode of /dev/aiodevN, cached. */
 static void aiodev_node(const char *path, struct aio_req *r)
@@ -297,19 +326,20 @@ static int sample_scan(struct top_collect *c)
 	if (!c->fresh)
 		return -ENOMEM;
 	stuck_list_reset(&c->pend);
-	if (c->stuck_due || c->pre_attach)
+	if (!c->rp && (c->stuck_due || c->pre_attach))
 		aiodev_pending_read(NULL, &c->pend);	/* absent without aiodev: fine */
-	c->now = tracer_now_ns();
+	c->now = collect_now(c);
 	c->sample_full = 0;
 	if (c->stuck_due) {
 		rc = stuck_start(c);
 		if (rc)
 			return rc;
 	}
-	rc = tracer_inflight_foreach(c->tr, on_inflight, c);
+	rc = c->rp ? replay_inflight_foreach(c) : tracer_inflight_foreach(c->tr, on_inflight, c);
 	if (rc < 0)
 		return rc;
-	fresh_add_debugfs(c);
+	if (!c->rp)
+		fresh_add_debugfs(c);
 	if (c->sample_full > c->sample_full_max)
 		c->sample_full_max = c->sample_full;
 	return 0;
@@ -349,7 +379,7 @@ static int inflight_sync(struct top_collect *c)
 /* Per-second maximum of the total in flight, for the sparkline. */
 static void spark_sample(struct top_collect *c)
 {
-	uint64_t now = tracer_now_ns(), sec = (now - c->start_ns) / 1000000000ULL;
+	uint64_t now = collect_now(c), sec = (now - c->start_ns) / 1000000000ULL;
 	uint64_t v = aio_inflight_count(c->inf);
 
 	if (!c->nspark) {
@@ -380,6 +410,8 @@ static int collect_sample(struct top_collect *c)
 	return rc;
 }
 
+static void replay_drops(struct top_collect *c);
+
 /* An interval end: a sample whose scan also gives the stuck list, then the tables. */
 static int collect_end(struct top_collect *c)
 {
@@ -393,7 +425,7 @@ static int collect_end(struct top_collect *c)
 	if (rc)
 		return rc;
 	spark_sample(c);
-	now = tracer_now_ns();
+	now = collect_now(c);
 	interval = now - c->last_end_ns ? now - c->last_end_ns : 1;
 
 	/* the debugfs entries are all there: those old enough, of -p's process */
@@ -412,7 +444,10 @@ static int collect_end(struct top_collect *c)
 	c->tot_max = max;
 	aio_inflight_interval_reset(c->inf);
 	c->drops_prev = c->drops;
-	tracer_drops(c->tr, &c->drops);
+	if (c->rp)
+		replay_drops(c);
+	else
+		tracer_drops(c->tr, &c->drops);
 	c->last_end_ns = now;
 	return 0;
 }
@@ -437,7 +472,12 @@ static void row_label(const struct aio_row *a, enum aio_group g, char *buf, size
 			snprintf(buf, len, "(no context)");
 		break;
 	case AIO_GROUP_FILE:
-		top_file_name((int32_t)a->ident.pid, a->ident.dev, a->ident.ino, buf, len);
+		if (env.replay)	/* another machine's, maybe: the numbers it recorded */
+			snprintf(buf, len, "%u:%u ino %llu", a->ident.dev >> 20,
+				 a->ident.dev & 0xfffff, (unsigned long long)a->ident.ino);
+		else
+			top_file_name((int32_t)a->ident.pid, a->ident.dev, a->ident.ino, buf,
+				      len);
 		break;
 	default:
 		if (a->ident.dev)
@@ -544,8 +584,9 @@ static void map_totals(struct top_collect *c, struct top_frame *fr, uint64_t int
 	memcpy(fr->spark, c->spark, sizeof(fr->spark));
 	fr->nspark = c->nspark;
 	fr->elapsed_s = (c->last_end_ns - c->start_ns) / 1e9;
-	fr->mode = tracer_mode_name(c->tr);
-	fr->ts_ns = realtime_ns();
+	fr->mode = c->mode;
+	fr->ts_ns = c->rp ? c->last_end_ns + (c->rp->rec->hdr.start_real_ns -
+					       c->rp->rec->hdr.start_mono_ns) : realtime_ns();
 }
 
 /* ---------------------------- batch view ---------------------------- */
@@ -738,7 +779,10 @@ static const char doc[] =
 "    aiotop                              # full screen, 1 s interval\n"
 "    aioscope top -i 0.5 -g device       # by device, twice a second\n"
 "    aioscope top --batch -n 5           # 5 plain-text snapshots\n"
-"    aioscope top --batch --json -n 10   # 10 JSON lines (ts_ns totals rows stuck)\n";
+"    aioscope top --batch --json -n 10   # 10 JSON lines (ts_ns totals rows stuck)\n"
+"\n"
+"aioscope report FILE top [OPTION...] shows a recording (aioscope record) the same\n"
+"way, frame by frame on the recording's clock (always --batch; no --mode).\n";
 
 enum { OPT_STUCK_MS = 256, OPT_MODE };
 
@@ -869,6 +913,7 @@ static int collect_open(struct top_collect *c)
 		return 1;
 	}
 	c->start_ns = c->last_end_ns = tracer_now_ns();
+	c->mode = tracer_mode_name(c->tr);
 	c->stuck_ns = topts.stuck_ns;
 	c->by_user_iocb = stuck_by_user_iocb(c->tr);
 	c->pre_attach = true;	/* until a listing says otherwise */
@@ -1027,5 +1072,269 @@ int cmd_top(int argc, char **argv)
 out:
 	collect_free(&t.c);
 	free(t.fr.rows);
+	return rc;
+}
+
+/* ------------------------------ replay ------------------------------ */
+
+static uint64_t item_submit(const struct top_replay *rp, size_t k)
+{
+	const struct recording *r = rp->rec;
+
+	return k < r->nev ? r->ev[k].submit_ns : r->pend[k - r->nev].req.submit_ns;
+}
+
+static uint64_t item_done(const struct top_replay *rp, size_t k)
+{
+	const struct recording *r = rp->rec;
+
+	return k < r->nev ? r->ev[k].ts_ns : UINT64_MAX;	/* pending: never */
+}
+
+static const struct top_replay *sorting;	/* qsort's comparators' recording */
+
+static int by_submit_cmp(const void *a, const void *b)
+{
+	uint64_t x = item_submit(sorting, *(const size_t *)a);
+	uint64_t y = item_submit(sorting, *(const size_t *)b);
+
+	return x < y ? -1 : x > y;
+}
+
+static int by_done_cmp(const void *a, const void *b)
+{
+	uint64_t x = item_done(sorting, *(const size_t *)a);
+	uint64_t y = item_done(sorting, *(const size_t *)b);
+
+	return x < y ? -1 : x > y;
+}
+
+/* A recorded request as the tracer's in-flight table would have handed it out. */
+static void item_pending(const struct top_replay *rp, size_t k, struct pending_req *q)
+{
+	const struct recording *r = rp->rec;
+	const struct tracer_event *e;
+
+	if (k >= r->nev) {
+		*q = r->pend[k - r->nev].req;
+		return;
+	}
+	e = &r->ev[k];
+	memset(q, 0, sizeof(*q));
+	q->id = e->id;
+	q->submit_ns = e->submit_ns;
+	q->ctx = e->ctx;
+	q->obj = e->obj;
+	q->ino = e->ino;
+	q->offset = e->offset;
+	q->bytes = e->bytes;
+	q->dev = e->dev;
+	q->pid = e->pid;
+	q->tid = e->tid;
+	q->op = e->op;
+	q->api = e->api;
+	memcpy(q->comm, e->comm, sizeof(q->comm));
+	q->kstack_id = q->ustack_id = -1;
+}
+
+/* The sample's pending requests: the open ones not completed by now. */
+static int replay_inflight_foreach(struct top_collect *c)
+{
+	struct top_replay *rp = c->rp;
+	size_t i = 0;
+
+	while (i < rp->nopen) {
+		struct pending_req q;
+		size_t k = rp->open[i];
+		int rc;
+
+		if (item_done(rp, k) <= rp->now) {
+			rp->open[i] = rp->open[--rp->nopen];
+			continue;
+		}
+		item_pending(rp, k, &q);
+		if (q.api == AIOS_API_SYNC) {	/* as on_event: asynchronous ones only */
+			i++;
+			continue;
+		}
+		rc = on_inflight(c, &q);
+		if (rc < 0)
+			return rc;
+		i++;
+	}
+	return 0;
+}
+
+/* The lost counters as recorded by now (cumulative, as the tracer's). */
+static void replay_drops(struct top_collect *c)
+{
+	const struct recording *r = c->rp->rec;
+
+	while (c->rp->next_lost < r->nlost && r->lost[c->rp->next_lost].ts_ns <= c->rp->now) {
+		const struct recfile_lost *l = &r->lost[c->rp->next_lost++];
+
+		c->drops.ringbuf_lost = l->ringbuf;
+		c->drops.inflight_full = l->inflight_full;
+		c->drops.join_lost = l->join;
+	}
+}
+
+/* Everything up to the recorded time @t: completions into the tables, submits open. */
+static int replay_to(struct top_collect *c, uint64_t t)
+{
+	struct top_replay *rp = c->rp;
+	const struct recording *r = rp->rec;
+
+	rp->now = t;
+	while (rp->next_done < r->nev && r->ev[rp->by_done[rp->next_done]].ts_ns <= t) {
+		on_event(c, &r->ev[rp->by_done[rp->next_done++]]);
+		if (c->err)
+			return c->err;
+	}
+	while (rp->next_sub < rp->nsub && item_submit(rp, rp->by_submit[rp->next_sub]) <= t)
+		rp->open[rp->nopen++] = rp->by_submit[rp->next_sub++];
+	return 0;
+}
+
+static int replay_open(struct top_collect *c, struct top_replay *rp, const struct recording *r)
+{
+	struct aio_table_opts topts = { .linger = 2, .stuck_ns = env.stuck_ms * 1000000ULL };
+
+	rp->rec = r;
+	rp->nsub = r->nev + r->npend;
+	rp->by_done = malloc((r->nev ? r->nev : 1) * sizeof(size_t));
+	rp->by_submit = malloc((rp->nsub ? rp->nsub : 1) * sizeof(size_t));
+	rp->open = malloc((rp->nsub ? rp->nsub : 1) * sizeof(size_t));
+	if (!rp->by_done || !rp->by_submit || !rp->open)
+		return -ENOMEM;
+	rp->end = r->hdr.start_mono_ns;
+	for (size_t k = 0; k < rp->nsub; k++) {
+		uint64_t t = k < r->nev ? r->ev[k].ts_ns : r->pend[k - r->nev].ts_ns;
+
+		rp->by_submit[k] = k;
+		if (k < r->nev)
+			rp->by_done[k] = k;
+		if (t > rp->end)
+			rp->end = t;
+	}
+	for (size_t k = 0; k < r->nqd; k++)
+		if (r->qd[k].ts_ns > rp->end)
+			rp->end = r->qd[k].ts_ns;
+	sorting = rp;
+	qsort(rp->by_done, r->nev, sizeof(size_t), by_done_cmp);
+	qsort(rp->by_submit, rp->nsub, sizeof(size_t), by_submit_cmp);
+	rp->now = r->hdr.start_mono_ns;
+
+	for (int g = 0; g < AIO_GROUP_NR; g++) {
+		c->tab[g] = aio_table_new((enum aio_group)g, &topts);
+		if (!c->tab[g])
+			return -ENOMEM;
+	}
+	c->inf = aio_inflight_new(0);
+	if (!c->inf)
+		return -ENOMEM;
+	c->rp = rp;
+	c->mode = r->hdr.mode;
+	c->start_ns = c->last_end_ns = rp->now;
+	c->stuck_ns = topts.stuck_ns;
+	c->by_user_iocb = !strcmp(r->hdr.mode, "syscalls");
+	return 0;
+}
+
+/*
+ * Slices of 100 ms of recorded time, as live: a sample each, a frame at each
+ * interval's end; the last interval ends with the recording.
+ */
+static int replay_loop(struct top_run *t)
+{
+	struct top_collect *c = &t->c;
+	uint64_t next_end, events_before = 0;
+	int err;
+
+	t->interval_ns = (uint64_t)(t->st.interval_s * 1e9);
+	next_end = c->start_ns + t->interval_ns;
+	while (!top_exiting) {
+		uint64_t now = c->rp->now + SLICE_NS, before;
+		bool last = false;
+
+		if (now > next_end)
+			now = next_end;
+		if (now >= c->rp->end) {
+			now = c->rp->end > c->rp->now ? c->rp->end : c->rp->now;
+			last = true;
+		}
+		err = replay_to(c, now);
+		if (err)
+			return err;
+		if (now < next_end && !last) {
+			err = collect_sample(c);
+			if (err)
+				return err;
+			continue;
+		}
+		/* a last sliver of the recording with nothing finished in it: no frame */
+		if (last && t->frames && c->events == events_before &&
+		    now - c->last_end_ns < t->interval_ns / 10)
+			break;
+		events_before = c->events;
+		before = c->last_end_ns;
+		err = collect_end(c);
+		if (!err)
+			err = map_frame(c, &t->st, &t->fr);
+		if (err)
+			return err;
+		map_totals(c, &t->fr, c->last_end_ns - before);
+		t->view->draw(&t->st, &t->fr);
+		t->frames++;
+		if (last || (env.count && t->frames >= env.count))
+			break;
+		next_end += t->interval_ns;
+	}
+	return 0;
+}
+
+int cmd_report_top(const char *file, int argc, char **argv)
+{
+	struct top_replay rp = { 0 };
+	struct recording rec;
+	struct top_run t = { 0 };
+	int err, rc = top_parse(argc, argv);
+
+	if (rc)
+		return rc;
+	if (env.mode != TRACER_MODE_AUTO) {
+		p_err("%s: --mode is for the live tracer, not a recording", argv[0]);
+		return EXIT_USAGE;
+	}
+	env.batch = true;	/* no screen: the frames one after the other */
+	env.replay = true;
+	rc = recording_load(file, &rec);
+	if (rc)
+		return rc;
+	t.view = &top_batch_view;
+	err = replay_open(&t.c, &rp, &rec);
+	if (!err) {
+		t.st.interval_s = env.interval_s;
+		t.st.group = env.group;
+		t.st.sort_col = env.sort;
+		t.st.ascending = env.ascending;
+		t.st.show_stuck = true;
+		top_signals();
+		t.view->init(&t.st);
+		err = replay_loop(&t);
+		t.view->fini();
+	}
+	if (err) {
+		p_err("%s: %s", file, strerror(err < 0 ? -err : err));
+		rc = EXIT_RUNTIME;
+	}
+	if (ferror(stdout))
+		rc = EXIT_RUNTIME;
+	collect_free(&t.c);
+	free(t.fr.rows);
+	free(rp.by_done);
+	free(rp.by_submit);
+	free(rp.open);
+	recording_free(&rec);
 	return rc;
 }
