@@ -121,6 +121,9 @@ struct top_replay {
 	size_t nopen;
 	size_t next_lost;
 	uint64_t now, end;		/* recorded clock: now, the last record's time */
+	char mode[128];			/* the recorded attach mode, escaped for a terminal */
+	bool changed;			/* a submit or completion since the last sample */
+	bool active;			/* ... since the last frame */
 };
 
 static uint64_t collect_now(const struct top_collect *c)
@@ -387,6 +390,12 @@ static void spark_sample(struct top_collect *c)
 		c->spark[0] = v;
 		c->spark_sec = sec;
 		return;
+	}
+	if (sec > c->spark_sec && sec - c->spark_sec >= TOP_SPARK_LEN) {
+		/* idle longer than the line is long (a recording's gap) */
+		memset(c->spark, 0, sizeof(c->spark));
+		c->nspark = TOP_SPARK_LEN;
+		c->spark_sec = sec;
 	}
 	while (c->spark_sec < sec) {
 		if (c->nspark == TOP_SPARK_LEN)
@@ -1190,10 +1199,29 @@ static int replay_to(struct top_collect *c, uint64_t t)
 		on_event(c, &r->ev[rp->by_done[rp->next_done++]]);
 		if (c->err)
 			return c->err;
+		rp->changed = rp->active = true;
 	}
-	while (rp->next_sub < rp->nsub && item_submit(rp, rp->by_submit[rp->next_sub]) <= t)
+	while (rp->next_sub < rp->nsub && item_submit(rp, rp->by_submit[rp->next_sub]) <= t) {
 		rp->open[rp->nopen++] = rp->by_submit[rp->next_sub++];
+		rp->changed = rp->active = true;
+	}
 	return 0;
+}
+
+/* the time of the next submit or completion, UINT64_MAX when none is left */
+static uint64_t replay_next_change(const struct top_replay *rp)
+{
+	uint64_t s = rp->next_sub < rp->nsub ? item_submit(rp, rp->by_submit[rp->next_sub]) :
+		     UINT64_MAX;
+	uint64_t d = rp->next_done < rp->rec->nev ?
+		     rp->rec->ev[rp->by_done[rp->next_done]].ts_ns : UINT64_MAX;
+
+	return s < d ? s : d;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 static int replay_open(struct top_collect *c, struct top_replay *rp, const struct recording *r)
@@ -1234,7 +1262,8 @@ static int replay_open(struct top_collect *c, struct top_replay *rp, const struc
 	if (!c->inf)
 		return -ENOMEM;
 	c->rp = rp;
-	c->mode = r->hdr.mode;
+	aio_fmt_term(rp->mode, sizeof(rp->mode), r->hdr.mode);	/* the file's word */
+	c->mode = rp->mode;
 	c->start_ns = c->last_end_ns = rp->now;
 	c->stuck_ns = topts.stuck_ns;
 	c->by_user_iocb = !strcmp(r->hdr.mode, "syscalls");
@@ -1242,34 +1271,56 @@ static int replay_open(struct top_collect *c, struct top_replay *rp, const struc
 }
 
 /*
- * Slices of 100 ms of recorded time, as live: a sample each, a frame at each
- * interval's end; the last interval ends with the recording.
+ * Slices of 100 ms of recorded time, as live: a sample each (when a request was
+ * submitted or completed since the last one: else it would see the same), a frame
+ * at each interval's end; the last interval ends with the recording. Intervals in
+ * which no request was submitted or completed have no frame, as report hist prints
+ * no empty interval: a recording with hours between its bursts, or with times a
+ * century apart, is replayed in the time its requests take.
  */
 static int replay_loop(struct top_run *t)
 {
 	struct top_collect *c = &t->c;
+	struct top_replay *rp = c->rp;
 	uint64_t next_end, events_before = 0;
 	int err;
 
 	t->interval_ns = (uint64_t)(t->st.interval_s * 1e9);
-	next_end = c->start_ns + t->interval_ns;
+	next_end = sat_add(c->start_ns, t->interval_ns);
 	while (!top_exiting) {
-		uint64_t now = c->rp->now + SLICE_NS, before;
+		uint64_t now = sat_add(rp->now, SLICE_NS), before, change;
 		bool last = false;
 
+		change = replay_next_change(rp);
+		if (change > rp->end)
+			change = rp->end;
+		if (!rp->active && change >= next_end && next_end < rp->end) {
+			/* idle to the interval that holds the next change (or the end) */
+			uint64_t skip = (change - next_end) / t->interval_ns;
+
+			next_end = skip > (UINT64_MAX - next_end) / t->interval_ns ? UINT64_MAX :
+				   next_end + skip * t->interval_ns;
+			c->last_end_ns = next_end;
+			rp->now = next_end;
+			next_end = sat_add(next_end, t->interval_ns);
+			continue;
+		}
 		if (now > next_end)
 			now = next_end;
-		if (now >= c->rp->end) {
-			now = c->rp->end > c->rp->now ? c->rp->end : c->rp->now;
+		if (now >= rp->end) {
+			now = rp->end > rp->now ? rp->end : rp->now;
 			last = true;
 		}
 		err = replay_to(c, now);
 		if (err)
 			return err;
 		if (now < next_end && !last) {
-			err = collect_sample(c);
-			if (err)
-				return err;
+			if (rp->changed) {
+				rp->changed = false;
+				err = collect_sample(c);
+				if (err)
+					return err;
+			}
 			continue;
 		}
 		/* a last sliver of the recording with nothing finished in it: no frame */
@@ -1278,6 +1329,7 @@ static int replay_loop(struct top_run *t)
 			break;
 		events_before = c->events;
 		before = c->last_end_ns;
+		rp->changed = rp->active = false;
 		err = collect_end(c);
 		if (!err)
 			err = map_frame(c, &t->st, &t->fr);
@@ -1286,9 +1338,9 @@ static int replay_loop(struct top_run *t)
 		map_totals(c, &t->fr, c->last_end_ns - before);
 		t->view->draw(&t->st, &t->fr);
 		t->frames++;
-		if (last || (env.count && t->frames >= env.count))
+		if (last || (env.count && t->frames >= env.count) || next_end == UINT64_MAX)
 			break;
-		next_end += t->interval_ns;
+		next_end = sat_add(next_end, t->interval_ns);
 	}
 	return 0;
 }

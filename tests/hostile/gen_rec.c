@@ -5,7 +5,8 @@
  * latencies of 0 and of centuries, completions before their submits, a driver time
  * longer than the request, every request from its own process, thread, device and
  * context, enums out of range, control bytes in names and in the kernel release,
- * queue-depth samples of unknown kinds and negative depths.
+ * queue-depth samples of unknown kinds and negative depths, pending requests seen
+ * before they were submitted, lost counters that go down.
  *   gen_rec FILE [REQUESTS]
  */
 #include <fcntl.h>
@@ -95,6 +96,30 @@ int main(int argc, char **argv)
 						.now = (int64_t)pick(), .max = pick() };
 
 			if (recfile_write_qd(w, &q))
+				return 1;
+		}
+		if (i % 53 == 0) {
+			struct recfile_pending p = { .ts_ns = pick() };
+
+			p.req.submit_ns = pick();
+			p.req.id = pick();
+			p.req.ctx = pick();
+			p.req.ino = pick();
+			p.req.offset = (int64_t)pick();
+			p.req.bytes = pick();
+			p.req.dev = (uint32_t)rnd();
+			p.req.pid = (int32_t)rnd();
+			p.req.tid = (int32_t)rnd();
+			p.req.api = (enum aios_api)(rnd() % 6);
+			p.req.op = (enum aios_op)(rnd() % 7);
+			memcpy(p.req.comm, e.comm, sizeof(p.req.comm));
+			if (recfile_write_pending(w, &p))
+				return 1;
+		}
+		if (i % 211 == 0) {
+			struct recfile_lost l = { pick(), pick(), pick(), pick(), pick(), pick() };
+
+			if (recfile_write_lost(w, &l))
 				return 1;
 		}
 	}
