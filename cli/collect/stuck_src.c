@@ -379,6 +379,16 @@ int stuck_add_tracer(struct stuck_list *l, struct tracer *t, const struct pendin
 	return 0;
 }
 
+const char *recorded_file_name(uint32_t kdev, uint64_t ino, char *buf, size_t len)
+{
+	if (ino)
+		snprintf(buf, len, "%u:%u ino %llu", kdev >> 20, kdev & 0xfffff,
+			 (unsigned long long)ino);
+	else
+		snprintf(buf, len, "%u:%u", kdev >> 20, kdev & 0xfffff);
+	return buf;
+}
+
 int stuck_add_recorded(struct stuck_list *l, const struct pending_req *q, uint64_t age_ns)
 {
 	struct stuck_req *s = stuck_list_add(l);
@@ -392,11 +402,7 @@ int stuck_add_recorded(struct stuck_list *l, const struct pending_req *q, uint64
 	s->src = STUCK_SRC_TRACER;
 	s->has_api = true;
 	s->nr_kstack = s->nr_ustack = -1;
-	if (q->ino)
-		snprintf(s->path, sizeof(s->path), "%u:%u ino %llu", q->dev >> 20,
-			 q->dev & 0xfffff, (unsigned long long)q->ino);
-	else
-		snprintf(s->path, sizeof(s->path), "%u:%u", q->dev >> 20, q->dev & 0xfffff);
+	recorded_file_name(q->dev, q->ino, s->path, sizeof(s->path));
 	return 0;
 }
 

@@ -36,6 +36,9 @@ void stuck_list_index(struct stuck_list *l, bool by_user_iocb);
  */
 int aiodev_pending_read(const char *root, struct stuck_list *l);
 
+/* A file as a recording names it: "MAJ:MIN ino N", or "MAJ:MIN" when no inode. */
+const char *recorded_file_name(uint32_t kdev, uint64_t ino, char *buf, size_t len);
+
 /*
  * A pending request of a recording (no tracer, no aiodev listing: the machine may be
  * another): its device and file as "MAJ:MIN" or "MAJ:MIN ino N", stalled unknown, no

@@ -20,6 +20,7 @@
 #define EXIT_OK		0
 #define EXIT_RUNTIME	1
 #define EXIT_USAGE	2
+#define EXIT_STUCK	3	/* stuck, report FILE stuck: something is stuck */
 
 int cmd_snoop(int argc, char **argv);
 int cmd_hist(int argc, char **argv);

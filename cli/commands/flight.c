@@ -17,21 +17,6 @@
 
 #include "flight.h"
 
-static uint64_t rec_time(const struct recfile_rec *r)
-{
-	switch (r->type) {
-	case RECFILE_EVENT:
-		return r->ev.ts_ns;
-	case RECFILE_QD:
-		return r->qd.ts_ns;
-	case RECFILE_LOST:
-		return r->lost.ts_ns;
-	case RECFILE_PENDING:
-		return r->pend.ts_ns;
-	}
-	return 0;
-}
-
 int flight_trigger_parse(struct flight *f, const char *spec, char *err, size_t errlen)
 {
 	uint64_t *ns = NULL;
@@ -87,7 +72,7 @@ static void ring_prune(struct flight *f, uint64_t now)
 {
 	uint64_t keep_from = now > f->ring_ns ? now - f->ring_ns : 0;
 
-	while (f->n && rec_time(&f->v[f->head]) < keep_from) {
+	while (f->n && recfile_rec_time(&f->v[f->head]) < keep_from) {
 		f->head = (f->head + 1) % f->cap;
 		f->n--;
 	}

@@ -754,8 +754,6 @@ out:
 
 /* ---------------- report FILE stuck ---------------- */
 
-#define EXIT_STUCK 3
-
 static const struct argp_option report_stuck_options[] = {
 	{ "older-than", 'o', "MS", 0, "Threshold age in milliseconds (default 1000)", 0 },
 	{ "json", 'j', NULL, 0, "One JSON object per snapshot, as stuck --json", 0 },
@@ -866,9 +864,7 @@ static int report_stuck(const char *file, int argc, char **argv)
 		return EXIT_RUNTIME;
 	aio_json_init(&j, stdout, false);
 	while ((rc = recfile_next(&r, &rec)) == 1) {
-		uint64_t ts = rec.type == RECFILE_EVENT ? rec.ev.ts_ns :
-			      rec.type == RECFILE_QD ? rec.qd.ts_ns :
-			      rec.type == RECFILE_LOST ? rec.lost.ts_ns : rec.pend.ts_ns;
+		uint64_t ts = recfile_rec_time(&rec);
 
 		if (ts > last_ts)
 			last_ts = ts;

@@ -26,8 +26,6 @@
 #include "commands.h"
 #include "stuck_view.h"
 
-#define EXIT_STUCK 3
-
 static struct stuck_env {
 	uint64_t older_than_ms;
 	bool json;

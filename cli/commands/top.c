@@ -482,8 +482,7 @@ static void row_label(const struct aio_row *a, enum aio_group g, char *buf, size
 		break;
 	case AIO_GROUP_FILE:
 		if (env.replay)	/* another machine's, maybe: the numbers it recorded */
-			snprintf(buf, len, "%u:%u ino %llu", a->ident.dev >> 20,
-				 a->ident.dev & 0xfffff, (unsigned long long)a->ident.ino);
+			recorded_file_name(a->ident.dev, a->ident.ino, buf, len);
 		else
 			top_file_name((int32_t)a->ident.pid, a->ident.dev, a->ident.ino, buf,
 				      len);
@@ -896,12 +895,26 @@ static void collect_free(struct top_collect *c)
 	tracer_close(c->tr);
 }
 
+/* The group tables and the in-flight table, live or replayed. 0 or -ENOMEM. */
+static int collect_tables(struct top_collect *c)
+{
+	struct aio_table_opts topts = { .linger = 2, .stuck_ns = env.stuck_ms * 1000000ULL };
+
+	for (int g = 0; g < AIO_GROUP_NR; g++) {
+		c->tab[g] = aio_table_new((enum aio_group)g, &topts);
+		if (!c->tab[g])
+			return -ENOMEM;
+	}
+	c->inf = aio_inflight_new(0);
+	c->stuck_ns = topts.stuck_ns;
+	return c->inf ? 0 : -ENOMEM;
+}
+
 /* The tracer and the tables. Returns 0, or the exit status with a message said. */
 static int collect_open(struct top_collect *c)
 {
 	struct tracer_opts to = { .pid = env.pid, .events = true, .inflight = true,
 				  .mode = env.mode, .verbose = env.verbose };
-	struct aio_table_opts topts = { .linger = 2, .stuck_ns = env.stuck_ms * 1000000ULL };
 	char msg[256] = "";
 	int err = tracer_open(&c->tr, &to, msg, sizeof(msg));
 
@@ -909,21 +922,12 @@ static int collect_open(struct top_collect *c)
 		fprintf(stderr, "Error: %s\n", msg[0] ? msg : strerror(-err));
 		return err == -EINVAL ? 2 : 1;
 	}
-	for (int g = 0; g < AIO_GROUP_NR; g++) {
-		c->tab[g] = aio_table_new((enum aio_group)g, &topts);
-		if (!c->tab[g]) {
-			fprintf(stderr, "Error: cannot allocate tables\n");
-			return 1;
-		}
-	}
-	c->inf = aio_inflight_new(0);
-	if (!c->inf) {
-		fprintf(stderr, "Error: cannot allocate the in-flight table\n");
+	if (collect_tables(c)) {
+		fprintf(stderr, "Error: cannot allocate the tables\n");
 		return 1;
 	}
 	c->start_ns = c->last_end_ns = tracer_now_ns();
 	c->mode = tracer_mode_name(c->tr);
-	c->stuck_ns = topts.stuck_ns;
 	c->by_user_iocb = stuck_by_user_iocb(c->tr);
 	c->pre_attach = true;	/* until a listing says otherwise */
 	return 0;
@@ -954,6 +958,16 @@ static void top_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* The view's first state, from the options. */
+static void view_state_init(struct top_view_state *st)
+{
+	st->interval_s = env.interval_s;
+	st->group = env.group;
+	st->sort_col = env.sort;
+	st->ascending = env.ascending;
+	st->show_stuck = true;
 }
 
 /* The loop's state: the collector, the view and its frame, the clock. */
@@ -1061,11 +1075,7 @@ int cmd_top(int argc, char **argv)
 	rc = collect_open(&t.c);
 	if (rc)
 		goto out;
-	t.st.interval_s = env.interval_s;
-	t.st.group = env.group;
-	t.st.sort_col = env.sort;
-	t.st.ascending = env.ascending;
-	t.st.show_stuck = true;
+	view_state_init(&t.st);
 	top_signals();
 	if (t.view->init(&t.st)) {
 		fprintf(stderr, "Error: cannot initialize the terminal\n");
@@ -1226,8 +1236,6 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 
 static int replay_open(struct top_collect *c, struct top_replay *rp, const struct recording *r)
 {
-	struct aio_table_opts topts = { .linger = 2, .stuck_ns = env.stuck_ms * 1000000ULL };
-
 	rp->rec = r;
 	rp->nsub = r->nev + r->npend;
 	rp->by_done = malloc((r->nev ? r->nev : 1) * sizeof(size_t));
@@ -1252,20 +1260,12 @@ static int replay_open(struct top_collect *c, struct top_replay *rp, const struc
 	qsort(rp->by_done, r->nev, sizeof(size_t), by_done_cmp);
 	qsort(rp->by_submit, rp->nsub, sizeof(size_t), by_submit_cmp);
 	rp->now = r->hdr.start_mono_ns;
-
-	for (int g = 0; g < AIO_GROUP_NR; g++) {
-		c->tab[g] = aio_table_new((enum aio_group)g, &topts);
-		if (!c->tab[g])
-			return -ENOMEM;
-	}
-	c->inf = aio_inflight_new(0);
-	if (!c->inf)
+	if (collect_tables(c))
 		return -ENOMEM;
 	c->rp = rp;
 	aio_fmt_term(rp->mode, sizeof(rp->mode), r->hdr.mode);	/* the file's word */
 	c->mode = rp->mode;
 	c->start_ns = c->last_end_ns = rp->now;
-	c->stuck_ns = topts.stuck_ns;
 	c->by_user_iocb = !strcmp(r->hdr.mode, "syscalls");
 	return 0;
 }
@@ -1366,11 +1366,7 @@ int cmd_report_top(const char *file, int argc, char **argv)
 	t.view = &top_batch_view;
 	err = replay_open(&t.c, &rp, &rec);
 	if (!err) {
-		t.st.interval_s = env.interval_s;
-		t.st.group = env.group;
-		t.st.sort_col = env.sort;
-		t.st.ascending = env.ascending;
-		t.st.show_stuck = true;
+		view_state_init(&t.st);
 		top_signals();
 		t.view->init(&t.st);
 		err = replay_loop(&t);

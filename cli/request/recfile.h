@@ -106,6 +106,22 @@ struct recfile_rec {
 	};
 };
 
+/* the time a record was taken (CLOCK_MONOTONIC ns) */
+static inline uint64_t recfile_rec_time(const struct recfile_rec *r)
+{
+	switch (r->type) {
+	case RECFILE_EVENT:
+		return r->ev.ts_ns;
+	case RECFILE_QD:
+		return r->qd.ts_ns;
+	case RECFILE_LOST:
+		return r->lost.ts_ns;
+	case RECFILE_PENDING:
+		return r->pend.ts_ns;
+	}
+	return 0;
+}
+
 /* ---- writer ---- */
 
 struct recfile_writer;
