@@ -20,40 +20,62 @@ static size_t json_line(char *buf, size_t cap, const struct tracer_event *e,
 
 	aio_json_init_buf(&j, buf, cap);
 	aio_json_start_object(&j);
-	aio_json_u64_field(&j, "ts_ns", e->ts_ns + mono_to_real);
-	aio_json_s64_field(&j, "pid", e->pid);
-	aio_json_s64_field(&j, "tid", e->tid);
-	aio_json_string_field(&j, "comm", e->comm);
-	aio_json_string_field(&j, "api", tracer_api_name(e->api));
-	aio_json_string_field(&j, "op", tracer_op_name(e->op));
-	aio_json_string_field(&j, "dev", tracer_dev_str(e->dev, dev, sizeof(dev)));
-	aio_json_u64_field(&j, "ino", e->ino);
-	aio_json_s64_field(&j, "offset", e->offset);
-	aio_json_u64_field(&j, "bytes", e->bytes);
-	aio_json_s64_field(&j, "res", e->res);
-	aio_json_u64_field(&j, "lat_ns", e->lat_ns);
+	aio_json_key(&j, AIO_JSON_KEY("ts_ns"));
+	aio_json_u64(&j, e->ts_ns + mono_to_real);
+	aio_json_key(&j, AIO_JSON_KEY("pid"));
+	aio_json_s64(&j, e->pid);
+	aio_json_key(&j, AIO_JSON_KEY("tid"));
+	aio_json_s64(&j, e->tid);
+	aio_json_key(&j, AIO_JSON_KEY("comm"));
+	aio_json_string(&j, e->comm);
+	aio_json_key(&j, AIO_JSON_KEY("api"));
+	aio_json_string(&j, tracer_api_name(e->api));
+	aio_json_key(&j, AIO_JSON_KEY("op"));
+	aio_json_string(&j, tracer_op_name(e->op));
+	aio_json_key(&j, AIO_JSON_KEY("dev"));
+	aio_json_string(&j, tracer_dev_str(e->dev, dev, sizeof(dev)));
+	aio_json_key(&j, AIO_JSON_KEY("ino"));
+	aio_json_u64(&j, e->ino);
+	aio_json_key(&j, AIO_JSON_KEY("offset"));
+	aio_json_s64(&j, e->offset);
+	aio_json_key(&j, AIO_JSON_KEY("bytes"));
+	aio_json_u64(&j, e->bytes);
+	aio_json_key(&j, AIO_JSON_KEY("res"));
+	aio_json_s64(&j, e->res);
+	aio_json_key(&j, AIO_JSON_KEY("lat_ns"));
+	aio_json_u64(&j, e->lat_ns);
+	aio_json_key(&j, AIO_JSON_KEY("reap_ns"));
 	if (e->reap_ns == TRACER_REAP_NONE)
-		aio_json_null_field(&j, "reap_ns");
+		aio_json_null(&j);
 	else
-		aio_json_u64_field(&j, "reap_ns", e->reap_ns);
+		aio_json_u64(&j, e->reap_ns);
+	aio_json_key(&j, AIO_JSON_KEY("driver_ns"));
 	if (e->driver_ns == TRACER_DRIVER_NONE)
-		aio_json_null_field(&j, "driver_ns");
+		aio_json_null(&j);
 	else
-		aio_json_u64_field(&j, "driver_ns", e->driver_ns);
-	aio_json_string_field(&j, "state", tracer_state_name(e->state));
-	aio_json_hex_field(&j, "id", e->id);
-	aio_json_hex_field(&j, "ctx", e->ctx);
-	aio_json_u64_field(&j, "data", e->data);
-	aio_json_name(&j, "cancel");
+		aio_json_u64(&j, e->driver_ns);
+	aio_json_key(&j, AIO_JSON_KEY("state"));
+	aio_json_string(&j, tracer_state_name(e->state));
+	aio_json_key(&j, AIO_JSON_KEY("id"));
+	aio_json_hex(&j, e->id);
+	aio_json_key(&j, AIO_JSON_KEY("ctx"));
+	aio_json_hex(&j, e->ctx);
+	aio_json_key(&j, AIO_JSON_KEY("data"));
+	aio_json_u64(&j, e->data);
+	aio_json_key(&j, AIO_JSON_KEY("cancel"));
 	if (e->cancel_pid) {
 		aio_json_start_object(&j);
-		aio_json_s64_field(&j, "pid", e->cancel_pid);
-		aio_json_s64_field(&j, "tid", e->cancel_tid);
+		aio_json_key(&j, AIO_JSON_KEY("pid"));
+		aio_json_s64(&j, e->cancel_pid);
+		aio_json_key(&j, AIO_JSON_KEY("tid"));
+		aio_json_s64(&j, e->cancel_tid);
+		aio_json_key(&j, AIO_JSON_KEY("ret"));
 		if (e->cancel_ret == TRACER_CANCEL_RET_PENDING)
-			aio_json_null_field(&j, "ret");	/* completed before io_cancel returned */
+			aio_json_null(&j);	/* completed before io_cancel returned */
 		else
-			aio_json_s64_field(&j, "ret", e->cancel_ret);
-		aio_json_u64_field(&j, "after_ns", e->cancel_ns);
+			aio_json_s64(&j, e->cancel_ret);
+		aio_json_key(&j, AIO_JSON_KEY("after_ns"));
+		aio_json_u64(&j, e->cancel_ns);
 		aio_json_end_object(&j);
 	} else {
 		aio_json_null(&j);

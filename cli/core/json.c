@@ -432,6 +432,19 @@ void aio_json_name(struct aio_json *j, const char *name)
 	j->named = true;
 }
 
+void aio_json_key(struct aio_json *j, const char *name, const char *text, size_t n)
+{
+	if (!j || j->err || j->pretty || !j->depth || !j->is_obj[j->depth - 1] || j->named) {
+		aio_json_name(j, name);		/* the general path, and its checks */
+		return;
+	}
+	if (j->nelem[j->depth - 1])
+		emitc(j, ',');
+	emit(j, text, n);
+	j->nelem[j->depth - 1]++;
+	j->named = true;
+}
+
 void aio_json_string(struct aio_json *j, const char *s)
 {
 	if (!value_begin(j))

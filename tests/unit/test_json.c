@@ -379,6 +379,57 @@ static void test_json_pretty(void)
 		"got %s", s);
 }
 
+/* aio_json_key writes what aio_json_name does, in every mode, and refuses what it refuses */
+static void test_json_key_same_as_name(void)
+{
+	char a[128], b[128];
+	struct aio_json x, y;
+	const char *s;
+
+	for (int cut = 0; cut < 2; cut++) {
+		size_t cap = cut ? 14 : sizeof(a);	/* 14: the second name does not fit */
+
+		aio_json_init_buf(&x, a, cap);
+		aio_json_init_buf(&y, b, cap);
+		aio_json_start_object(&x);
+		aio_json_start_object(&y);
+		aio_json_key(&x, AIO_JSON_KEY("ts_ns"));
+		aio_json_name(&y, "ts_ns");
+		aio_json_u64(&x, 42);
+		aio_json_u64(&y, 42);
+		aio_json_key(&x, AIO_JSON_KEY("lat_ns"));
+		aio_json_name(&y, "lat_ns");
+		aio_json_null(&x);
+		aio_json_null(&y);
+		aio_json_end_object(&x);
+		aio_json_end_object(&y);
+		UASSERT((aio_json_error(&x) != 0) == (aio_json_error(&y) != 0),
+			"cut %d: errors %d and %d", cut, aio_json_error(&x), aio_json_error(&y));
+		if (!cut)
+			UASSERT(!strcmp(a, b) && !strcmp(a, "{\"ts_ns\":42,\"lat_ns\":null}\n"),
+				"key '%s', name '%s'", a, b);
+	}
+	begin(true);	/* pretty: the general path */
+	aio_json_start_object(&J);
+	aio_json_key(&J, AIO_JSON_KEY("a"));
+	aio_json_u64(&J, 1);
+	aio_json_key(&J, AIO_JSON_KEY("b"));
+	aio_json_u64(&J, 2);
+	aio_json_end_object(&J);
+	s = finish();
+	UASSERT(!strcmp(s, "{\n  \"a\": 1,\n  \"b\": 2\n}\n"), "got %s", s);
+	begin(false);	/* a key outside an object, or twice in a row: misuse */
+	aio_json_key(&J, AIO_JSON_KEY("a"));
+	UASSERT(aio_json_error(&J) == -EINVAL, "key at top level: %d", aio_json_error(&J));
+	finish();
+	begin(false);
+	aio_json_start_object(&J);
+	aio_json_key(&J, AIO_JSON_KEY("a"));
+	aio_json_key(&J, AIO_JSON_KEY("b"));
+	UASSERT(aio_json_error(&J) == -EINVAL, "two keys: %d", aio_json_error(&J));
+	finish();
+}
+
 static void test_json_misuse_is_reported(void)
 {
 	const char *s;
@@ -467,6 +518,7 @@ int main(void)
 	RUN(test_json_buffer_misuse);
 	RUN(test_json_number_limits);
 	RUN(test_json_aio_buf);
+	RUN(test_json_key_same_as_name);
 	RUN(test_json_doubles);
 	RUN(test_json_pretty);
 	RUN(test_json_misuse_is_reported);
