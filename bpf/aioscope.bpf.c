@@ -49,6 +49,7 @@ const volatile __u64 targ_ino = 0;
 const volatile bool filter_comm = false;
 const volatile char targ_comm[AIOS_COMM_LEN] = {};
 const volatile __u64 min_lat_ns = 0;
+const volatile __u32 sample_n = 0;		/* keep 1 request in sample_n (0, 1: all) */
 
 const volatile bool want_events = false;	/* DONE records */
 const volatile bool want_event_reap = false;	/* REAP records (user-space join) */

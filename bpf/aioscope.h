@@ -52,6 +52,8 @@ enum aios_state { AIOS_DONE, AIOS_ERROR, AIOS_CANCELLED };
 /* aios_req.flags */
 #define AIOS_F_CANCELLED	1U	/* aiodev_cancel fired for it */
 #define AIOS_F_DRIVER		2U	/* driver_ns is valid */
+#define AIOS_F_SAMPLE_LATER	4U	/* sampled at completion, where its file is known */
+#define AIOS_F_KEPT		8U	/* sampled already (before the slot was found taken) */
 
 /* A pending request (value of the in-flight table). */
 struct aios_req {
@@ -242,6 +244,9 @@ enum aios_drop {
 				 * taken out at kiocb reuse, reap, exit or io_destroy */
 	AIOS_DROP_REAP_READ,	/* reaped events not read from the application's
 				 * buffer (bpf_probe_read_user failed): no reap time */
+	AIOS_CNT_SAMPLE_SEEN,	/* not a drop: requests that passed the filters while
+				 * sampling (sample_n > 1), kept or not */
+	AIOS_CNT_SAMPLE_KEPT,	/* not a drop: of those, the ones sampled */
 	AIOS_DROP_NR,
 };
 

@@ -31,6 +31,33 @@ static __always_inline void drop(__u32 what)
 }
 
 /*
+ * Sampling (--sample N): keep one request in sample_n, chosen at random where the
+ * request has passed every filter, so that the sample is of what was asked for and
+ * never in step with a workload's own period. What was seen and what was kept are
+ * counted: the coverage user space shows.
+ */
+static __always_inline bool sample_keep(void)
+{
+	if (sample_n <= 1)
+		return true;
+	drop(AIOS_CNT_SAMPLE_SEEN);
+	if (bpf_get_prandom_u32() % sample_n)
+		return false;
+	drop(AIOS_CNT_SAMPLE_KEPT);
+	return true;
+}
+
+/*
+ * A completion or reap with no record: while sampling, most likely a request not
+ * sampled, which is not a fault to count.
+ */
+static __always_inline void unmatched(__u32 what)
+{
+	if (sample_n <= 1)
+		drop(what);
+}
+
+/*
  * No wakeups: user space drains the ring buffer on a timer (every 100 ms), which
  * costs the producer nothing; 16 MiB hold more than 100 ms of any event rate the
  * rest of the path can sustain.

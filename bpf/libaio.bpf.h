@@ -28,7 +28,13 @@ static __always_inline int on_submit(void *ctx, struct kiocb *kiocb, const struc
 		 * hist by nothing or by op: the completion needs the submit time, the op
 		 * and the driver's flags, nothing else. Write just those into the slot.
 		 */
-		struct aios_slot *s = slot_claim(id);
+		struct aios_slot *s;
+
+		if (!sample_keep()) {
+			forget(&key);
+			return 0;
+		}
+		s = slot_claim(id);
 
 		if (s) {
 			s->req.ts = bpf_ktime_get_ns();
@@ -39,6 +45,7 @@ static __always_inline int on_submit(void *ctx, struct kiocb *kiocb, const struc
 			return 0;
 		}
 		/* slot taken by another request: the full path, into the hash map */
+		r.flags = AIOS_F_KEPT;
 	}
 	pid_tgid = bpf_get_current_pid_tgid();
 	if (btf && !want_qd && !targ_stacks && !mode_syscalls) {
@@ -73,7 +80,7 @@ static __always_inline int on_submit(void *ctx, struct kiocb *kiocb, const struc
 			q->qd = 0;
 			q->op = op;
 			q->api = AIOS_API_AIO;
-			q->flags = 0;
+			q->flags = r.flags;
 			q->kstack = 0;
 			q->ustack = 0;
 			if (!submit_fill(q, kiocb->ki_filp, pid_tgid, true, false)) {
@@ -235,7 +242,7 @@ static __always_inline int on_complete(struct aio_kiocb *ak, bool btf, __u64 id,
 	}
 	if (!inflight_take(&key, &r)) {
 		if (!twin)
-			drop(AIOS_DROP_UNMATCHED);
+			unmatched(AIOS_DROP_UNMATCHED);
 		return 0;
 	}
 	if (r.data != data) {
@@ -323,7 +330,7 @@ static long reap_ev_cb(__u32 i, void *data)
 		struct aios_req r;
 
 		if (!inflight_take(&k, &r)) {
-			drop(AIOS_DROP_UNMATCHED);
+			unmatched(AIOS_DROP_UNMATCHED);
 			return 0;
 		}
 		if (want_qd)
@@ -337,7 +344,7 @@ static long reap_ev_cb(__u32 i, void *data)
 		struct done_val *t = bpf_map_lookup_elem(&done, &k);
 
 		if (!t) {
-			drop(AIOS_DROP_REAP_UNMATCHED);
+			unmatched(AIOS_DROP_REAP_UNMATCHED);
 			return 0;
 		}
 		if (c->now >= t->ts)

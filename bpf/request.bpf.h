@@ -32,7 +32,8 @@ static __always_inline __u32 state_of(__s64 res, __u8 flags)
 
 /*
  * Fill the submitter and the file of a request into @r and apply the filters that
- * need them. Returns false when the request is filtered out.
+ * need them, then the sampling. Returns false when the request is filtered out or
+ * not sampled.
  */
 static __always_inline bool submit_fill(struct aios_req *r, struct file *f, __u64 pid_tgid,
 					bool btf, bool file_later)
@@ -50,7 +51,14 @@ static __always_inline bool submit_fill(struct aios_req *r, struct file *f, __u6
 		if (!comm_ok(r->comm))
 			return false;
 	}
-	return true;
+	if (r->flags & AIOS_F_KEPT)
+		return true;
+	/* the file filters apply at completion: so does the sampling (raw_uring_complete) */
+	if (sample_n > 1 && !f && file_later && (filter_dev || filter_ino)) {
+		r->flags |= AIOS_F_SAMPLE_LATER;
+		return true;
+	}
+	return sample_keep();
 }
 
 /*

@@ -139,6 +139,8 @@ int raw_uring_complete(struct bpf_raw_tracepoint_args *ctx)
 		if (!file_ok(r.dev, r.ino))
 			return 0;
 	}
+	if ((r.flags & AIOS_F_SAMPLE_LATER) && !sample_keep())
+		return 0;
 	finish(&r, bpf_ktime_get_ns(), BPF_CORE_READ(req, cqe.res), qd_done);
 	return 0;
 }

@@ -182,7 +182,7 @@ int tracer_rx_record(struct tracer_rx *t, const void *data, size_t size)
 			memcpy(&ev, p + offsetof(struct aios_reap, ev) + i * sizeof(ev), sizeof(ev));
 			je = oat_find(&t->join, &join_type, &(struct join_key){ ev.obj, aux });
 			if (!je) {
-				t->unmatched_reap++;
+				t->unmatched_reap += !t->sampling;
 				continue;
 			}
 			out = je->ev;

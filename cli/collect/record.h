@@ -22,6 +22,8 @@
 struct tracer_rx {
 	/* set by the owner */
 	bool join_reap;			/* hold aio completions for their reap record */
+	bool sampling;			/* 1 request in N followed: the reaps of the others
+					 * find nothing to join, and are not counted */
 	tracer_event_fn cb;		/* NULL: events are counted, not delivered */
 	void *cb_ctx;
 	/* per poll: the first non-zero callback return stops delivery */

@@ -73,6 +73,8 @@ struct tracer_opts {
 					 * regular file -> that file (st_dev + inode) */
 	const char *comm;		/* exact comm of the submitter */
 	uint64_t min_lat_ns;		/* only requests at least this slow (events, hists) */
+	unsigned int sample;		/* keep 1 request in @sample, chosen at random in
+					 * the kernel (0, 1: every request) */
 
 	/* outputs: enable only what you use, the rest costs nothing */
 	bool events;			/* per-request events: tracer_poll() */
@@ -131,6 +133,9 @@ struct tracer_drops {
 					 * seen (a skipped program run), taken out when
 					 * their kiocb was reused, at their reap,
 					 * process exit or io_destroy */
+	uint64_t sample_seen;		/* opts.sample > 1: requests that passed the
+					 * filters, sampled or not */
+	uint64_t sample_kept;		/* of those, the ones followed */
 };
 
 /* Cumulative histogram of one (kind, group); buckets as in bpf/buckets.h. */

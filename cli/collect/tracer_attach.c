@@ -532,6 +532,7 @@ static void set_filters(struct aioscope_bpf *s, const struct tracer_opts *o,
 		strncpy((char *)s->rodata->targ_comm, o->comm, AIOS_COMM_LEN - 1);
 	}
 	s->rodata->min_lat_ns = o->min_lat_ns;
+	s->rodata->sample_n = o->sample;
 }
 
 /*
@@ -1015,6 +1016,7 @@ static int open_readers(struct tracer *t, char *err, size_t errlen)
 		return tracer_fail(err, errlen, -ENOMEM, "out of memory");
 	if (t->opts.events) {
 		t->rx.join_reap = t->opts.event_reap && t->mode != TRACER_MODE_SYSCALLS;
+		t->rx.sampling = t->opts.sample > 1;
 		t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), tracer_on_record, t, NULL);
 		if (!t->rb)
 			return tracer_fail(err, errlen, -errno ?: -ENOMEM, "ring buffer: %s",

@@ -438,6 +438,8 @@ int tracer_drops(struct tracer *t, struct tracer_drops *d)
 		case AIOS_DROP_PIDC: d->pid_full = s; break;
 		case AIOS_CNT_RECONCILED: d->reconciled = s; break;
 		case AIOS_DROP_REAP_READ: d->reap_unread = s; break;
+		case AIOS_CNT_SAMPLE_SEEN: d->sample_seen = s; break;
+		case AIOS_CNT_SAMPLE_KEPT: d->sample_kept = s; break;
 		}
 	}
 	free(vals);

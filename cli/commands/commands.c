@@ -15,6 +15,7 @@
 
 #include "commands.h"
 #include "collect/tracer.h"
+#include "core/json.h"
 
 void opt_invalid(struct argp_state *state, const char *what, const char *arg,
 		 const char *valid)
@@ -170,6 +171,10 @@ int filter_opt_parse(int key, char *arg, struct argp_state *state, struct tracer
 	case OPT_FILTER_MODE:
 		opt_mode(state, arg, &o->mode);
 		break;
+	case OPT_FILTER_SAMPLE:
+		o->sample = (unsigned int)opt_u64(state, "--sample", arg, 1, 1000000,
+						  "requests: keep 1 in N");
+		break;
 	case 'v':
 		o->verbose = true;
 		break;
@@ -188,4 +193,27 @@ void p_err(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+/* sampling's coverage: how many of the requests that passed the filters were followed */
+static double sample_coverage(const struct tracer_drops *d)
+{
+	return d->sample_seen ? (double)d->sample_kept / (double)d->sample_seen : 1.0;
+}
+
+void sample_report(FILE *f, unsigned int n, const struct tracer_drops *d)
+{
+	if (n <= 1)
+		return;
+	fprintf(f, "sampled 1 in %u: %llu of %llu requests followed (coverage %.2f%%)\n", n,
+		(unsigned long long)d->sample_kept, (unsigned long long)d->sample_seen,
+		100.0 * sample_coverage(d));
+}
+
+void sample_json(struct aio_json *j, unsigned int n, const struct tracer_drops *d)
+{
+	aio_json_u64_field(j, "sample", n > 1 ? n : 1);
+	aio_json_u64_field(j, "sample_seen", d->sample_seen);
+	aio_json_u64_field(j, "sample_kept", d->sample_kept);
+	aio_json_double_field(j, "coverage", n > 1 ? sample_coverage(d) : 1.0);
 }

@@ -40,12 +40,12 @@ int cmd_heatmap(int argc, char **argv);
 
 /*
  * The filter options that snoop and hist share (-p, -v, --dev, --comm, --cgroup,
- * --min-lat-us, --mode): their argp keys, and one parser for them. A command's own
+ * --min-lat-us, --mode, --sample): their argp keys, and one parser for them. A command's own
  * keys start at OPT_CMD_BASE. filter_opt_parse() returns ARGP_ERR_UNKNOWN for any
  * other key.
  */
 enum { OPT_FILTER_DEV = 256, OPT_FILTER_COMM, OPT_FILTER_CGROUP, OPT_FILTER_MINLAT,
-       OPT_FILTER_MODE, OPT_TRACE_NOREAP, OPT_TRACE_RINGBUF, OPT_CMD_BASE };
+       OPT_FILTER_MODE, OPT_FILTER_SAMPLE, OPT_TRACE_NOREAP, OPT_TRACE_RINGBUF, OPT_CMD_BASE };
 struct argp_state;
 struct tracer_opts;
 int filter_opt_parse(int key, char *arg, struct argp_state *state, struct tracer_opts *o);
@@ -64,6 +64,15 @@ struct snoop_trace {
 };
 struct argp;
 extern const struct argp snoop_trace_argp;
+
+/*
+ * --sample N (snoop, hist): the coverage, as a line (nothing when every request is
+ * followed) and as JSON fields: sample (N, 1 for all), sample_seen, sample_kept,
+ * coverage (kept / seen, 1 for all).
+ */
+struct aio_json;
+void sample_report(FILE *f, unsigned int n, const struct tracer_drops *d);
+void sample_json(struct aio_json *j, unsigned int n, const struct tracer_drops *d);
 
 /*
  * The options several commands share, parsed one way, with one message on a bad

@@ -76,6 +76,8 @@ static const struct argp_option hist_options[] = {
 	{ "cgroup", OPT_FILTER_CGROUP, "PATH", 0, "Only tasks in this cgroup v2 (and below)", 0 },
 	{ "min-lat-us", OPT_FILTER_MINLAT, "N", 0, "Only requests with lat >= N microseconds", 0 },
 	{ "mode", OPT_FILTER_MODE, "MODE", 0, "Force the attach mode: fentry, kprobe or syscalls", 0 },
+	{ "sample", OPT_FILTER_SAMPLE, "N", 0, "Count 1 request in N, chosen at random in the "
+	  "kernel (the closing line gives the coverage)", 0 },
 	{ "verbose", 'v', NULL, 0, "Print the attach mode and libbpf debug output", 0 },
 	{ 0 },
 };
@@ -161,7 +163,7 @@ static int on_hist(void *ctx, const struct tracer_hist *h)
 	return 0;
 }
 
-static void print_interval(struct hist_env *env, uint64_t idx)
+static void print_interval(struct hist_env *env, struct tracer *t, uint64_t idx)
 {
 	struct hist_view_group *vg = NULL;
 	struct aio_hist *d = NULL;
@@ -187,6 +189,13 @@ static void print_interval(struct hist_env *env, uint64_t idx)
 	}
 	if (env->ng)
 		qsort(vg, env->ng, sizeof(*vg), hist_view_group_cmp);
+	if (env->o.sample > 1) {
+		struct tracer_drops dr;
+
+		tracer_drops(t, &dr);
+		env->v.sample = env->o.sample;
+		env->v.coverage = dr.sample_seen ? (double)dr.sample_kept / dr.sample_seen : 1.0;
+	}
 	hist_view_interval(&env->v, idx, &rt, vg, env->ng);
 	free(vg);
 	free(d);
@@ -247,7 +256,7 @@ int cmd_hist(int argc, char **argv)
 				break;
 			}
 			rc = 0;
-			print_interval(&env, ++idx);
+			print_interval(&env, t, ++idx);
 			if (next)
 				next += (uint64_t)(env.interval * 1e9);
 			if (last || (env.count && idx >= env.count))
@@ -263,7 +272,9 @@ int cmd_hist(int argc, char **argv)
 		"completions not seen, reconciled %llu\n",
 		(unsigned long long)dr.hist_full, (unsigned long long)dr.inflight_full,
 		(unsigned long long)dr.reap_full, (unsigned long long)dr.prog_misses,
-		(unsigned long long)dr.reap_unread, (unsigned long long)dr.unmatched_complete, (unsigned long long)dr.reconciled);
+		(unsigned long long)dr.reap_unread, (unsigned long long)dr.unmatched_complete,
+		(unsigned long long)dr.reconciled);
+	sample_report(stderr, env.o.sample, &dr);
 	tracer_close(t);
 	free(env.g);
 	return rc;

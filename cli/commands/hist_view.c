@@ -99,6 +99,10 @@ static void group_json(struct hist_view *v, uint64_t idx, const struct timespec 
 	aio_json_string_field(j, "hist", kind_name(kind));
 	aio_json_string_field(j, "by", counts ? "all" : tracer_group_name(v->by));
 	aio_json_string_field(j, "group", label);
+	if (v->sample > 1) {
+		aio_json_u64_field(j, "sample", v->sample);
+		aio_json_double_field(j, "coverage", v->coverage);
+	}
 	aio_json_u64_field(j, "count", d->count);
 	aio_json_u64_field(j, "p50_ns", p[0]);
 	aio_json_u64_field(j, "p90_ns", p[1]);
@@ -186,7 +190,11 @@ void hist_view_interval(struct hist_view *v, uint64_t idx, const struct timespec
 
 		localtime_r(&rt->tv_sec, &tm);
 		strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
-		printf("\n[%s] mode %s\n", tbuf, v->mode);
+		printf("\n[%s] mode %s", tbuf, v->mode);
+		if (v->sample > 1)
+			printf(", sampled 1 in %u (coverage %.2f%%)", v->sample,
+			       100.0 * v->coverage);
+		putchar('\n');
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct aio_hist *d = g[i].h;

@@ -25,6 +25,8 @@ struct hist_view {
 	const char *const *missing;	/* hooks the tracer could not attach (JSON) */
 	size_t nmissing;
 	struct aio_json j;		/* the JSON writer on stdout */
+	unsigned int sample;		/* hist --sample N: 1 request in N counted */
+	double coverage;		/* and the share counted so far, measured */
 };
 
 /* One group's histogram of one kind, over one interval. */

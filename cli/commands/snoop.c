@@ -82,6 +82,8 @@ const struct argp snoop_trace_argp = { trace_options, trace_parse, NULL, NULL, N
 
 static const struct argp_option snoop_options[] = {
 	{ "json", OPT_JSON, NULL, 0, "One JSON object per line", 0 },
+	{ "sample", OPT_FILTER_SAMPLE, "N", 0, "Follow 1 request in N, chosen at random in the "
+	  "kernel (the summary gives the coverage)", 0 },
 	{ 0 },
 };
 
@@ -98,6 +100,7 @@ static const char snoop_doc[] =
 	"  aioscope snoop -p 1234 -d 10         # process 1234, for 10 seconds\n"
 	"  aioscope snoop --dev /dev/aiodev0    # requests to one device\n"
 	"  aioscope snoop --min-lat-us 1000     # requests slower than 1 ms\n"
+	"  aioscope snoop --sample 100          # 1 request in 100, at high rates\n"
 	"  aioscope snoop --json | jq .lat_ns   # JSON lines\n";
 
 static error_t snoop_parse(int key, char *arg, struct argp_state *state)
@@ -111,6 +114,8 @@ static error_t snoop_parse(int key, char *arg, struct argp_state *state)
 	case OPT_JSON:
 		env->json = true;
 		break;
+	case OPT_FILTER_SAMPLE:
+		return filter_opt_parse(key, arg, state, &env->t.o);
 	case ARGP_KEY_ARG:
 		opt_unexpected(state, arg);
 		break;
@@ -153,6 +158,7 @@ static void summary(struct snoop_env *env, struct tracer *t)
 		(unsigned long long)d.join_lost, (unsigned long long)d.prog_misses,
 		(unsigned long long)d.reap_unread, (unsigned long long)d.reconciled,
 		tracer_mode_name(t));
+	sample_report(stderr, env->t.o.sample, &d);
 	if (env->json) {
 		struct aio_json *j = &env->j;
 
@@ -174,6 +180,7 @@ static void summary(struct snoop_env *env, struct tracer *t)
 		aio_json_u64_field(j, "reconciled", d.reconciled);
 		aio_json_u64_field(j, "rescued", d.rescued);
 		aio_json_u64_field(j, "twin_skips", d.twin_skips);
+		sample_json(j, env->t.o.sample, &d);
 		aio_json_end_object(j);
 		aio_json_end_object(j);
 	}
