@@ -75,18 +75,47 @@ static char *hex_digits(char *end, __u64 v)
 
 #define DIGITS_MAX 24	/* "-9223372036854775808", "0xffffffffffffffff" and more */
 
+static unsigned int dec_len(__u64 v)
+{
+	unsigned int n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The digits of @v straight into the buffer, counted first: no copy through a
+ * stage and no library call for a handful of bytes, which under an emulated CPU
+ * costs more than the digits.
+ */
+static bool buf_num(struct aio_buf *b, __u64 mag, bool neg)
+{
+	size_t n = dec_len(mag) + neg;
+	char *p;
+
+	if (b->full || n >= b->cap - b->len) {
+		b->full = true;
+		return false;
+	}
+	p = dec_digits(b->p + b->len + n, mag);
+	if (neg)
+		*--p = '-';
+	b->len += n;
+	b->p[b->len] = '\0';
+	return true;
+}
+
 bool aio_buf_u64(struct aio_buf *b, __u64 v)
 {
-	char tmp[DIGITS_MAX], *p = dec_digits(tmp + sizeof(tmp), v);
-
-	return aio_buf_put(b, p, (size_t)(tmp + sizeof(tmp) - p));
+	return buf_num(b, v, false);
 }
 
 bool aio_buf_s64(struct aio_buf *b, __s64 v)
 {
-	char tmp[DIGITS_MAX], *p = s64_digits(tmp + sizeof(tmp), v);
-
-	return aio_buf_put(b, p, (size_t)(tmp + sizeof(tmp) - p));
+	return buf_num(b, v < 0 ? -(__u64)v : (__u64)v, v < 0);
 }
 
 void aio_json_init(struct aio_json *j, FILE *f, bool pretty)
@@ -432,15 +461,29 @@ void aio_json_name(struct aio_json *j, const char *name)
 	j->named = true;
 }
 
-void aio_json_key(struct aio_json *j, const char *name, const char *text, size_t n)
+void aio_json_key(struct aio_json *j, const char *name, const char text[AIO_JSON_KEY_MAX],
+		  size_t n)
 {
+	struct aio_buf *b;
+
 	if (!j || j->err || j->pretty || !j->depth || !j->is_obj[j->depth - 1] || j->named) {
 		aio_json_name(j, name);		/* the general path, and its checks */
 		return;
 	}
-	if (j->nelem[j->depth - 1])
-		emitc(j, ',');
-	emit(j, text, n);
+	b = &j->b;
+	if (!j->f && !b->full && b->cap - b->len > AIO_JSON_KEY_MAX + 1) {
+		char *d = b->p + b->len;
+
+		if (j->nelem[j->depth - 1])
+			*d++ = ',';
+		memcpy(d, text, AIO_JSON_KEY_MAX);	/* the padding is overwritten next */
+		b->len = (size_t)(d - b->p) + n;
+		b->p[b->len] = '\0';
+	} else {
+		if (j->nelem[j->depth - 1])
+			emitc(j, ',');
+		emit(j, text, n);
+	}
 	j->nelem[j->depth - 1]++;
 	j->named = true;
 }
@@ -467,16 +510,30 @@ void aio_json_u64(struct aio_json *j, __u64 v)
 {
 	char tmp[DIGITS_MAX];
 
-	if (value_begin(j))
+	if (!value_begin(j))
+		return;
+	if (j->f) {
 		put_value(j, dec_digits(tmp + sizeof(tmp), v), tmp + sizeof(tmp));
+	} else {
+		if (!aio_buf_u64(&j->b, v))
+			fail(j, -ENOSPC);
+		value_end(j);
+	}
 }
 
 void aio_json_s64(struct aio_json *j, __s64 v)
 {
 	char tmp[DIGITS_MAX];
 
-	if (value_begin(j))
+	if (!value_begin(j))
+		return;
+	if (j->f) {
 		put_value(j, s64_digits(tmp + sizeof(tmp), v), tmp + sizeof(tmp));
+	} else {
+		if (!aio_buf_s64(&j->b, v))
+			fail(j, -ENOSPC);
+		value_end(j);
+	}
 }
 
 /* a JSON string, as JSON has no hex numbers */

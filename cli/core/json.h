@@ -116,9 +116,14 @@ void aio_json_name(struct aio_json *j, const char *name);
  * as AIO_JSON_KEY("name") gives it: the name, and its JSON text ("name": and its
  * length) made by the compiler, written with one copy instead of being scanned
  * for escapes. snoop's lines are mostly names, at hundreds of thousands a second.
+ * The text is padded to AIO_JSON_KEY_MAX bytes, so that in buffer mode it is copied
+ * with a constant size (a few moves, no library call).
  */
-#define AIO_JSON_KEY(name) name, "\"" name "\":", sizeof("\"" name "\":") - 1
-void aio_json_key(struct aio_json *j, const char *name, const char *text, size_t n);
+#define AIO_JSON_KEY_MAX 32	/* a longer name does not compile */
+#define AIO_JSON_KEY(name) name, (const char[AIO_JSON_KEY_MAX]){ "\"" name "\":" }, \
+	sizeof("\"" name "\":") - 1
+void aio_json_key(struct aio_json *j, const char *name, const char text[AIO_JSON_KEY_MAX],
+		  size_t n);
 
 /* Values (array elements, top-level values, or after aio_json_name). */
 /* aio_json_string - s escaped per RFC 8259 (control chars as \u00XX,
