@@ -195,8 +195,7 @@ void p_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* sampling's coverage: how many of the requests that passed the filters were followed */
-static double sample_coverage(const struct tracer_drops *d)
+double sample_coverage(const struct tracer_drops *d)
 {
 	return d->sample_seen ? (double)d->sample_kept / (double)d->sample_seen : 1.0;
 }

@@ -71,6 +71,8 @@ extern const struct argp snoop_trace_argp;
  * coverage (kept / seen, 1 for all).
  */
 struct aio_json;
+/* the share of the requests that passed the filters that were followed (1: none seen) */
+double sample_coverage(const struct tracer_drops *d);
 void sample_report(FILE *f, unsigned int n, const struct tracer_drops *d);
 void sample_json(struct aio_json *j, unsigned int n, const struct tracer_drops *d);
 

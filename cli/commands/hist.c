@@ -194,7 +194,7 @@ static void print_interval(struct hist_env *env, struct tracer *t, uint64_t idx)
 
 		tracer_drops(t, &dr);
 		env->v.sample = env->o.sample;
-		env->v.coverage = dr.sample_seen ? (double)dr.sample_kept / dr.sample_seen : 1.0;
+		env->v.coverage = sample_coverage(&dr);
 	}
 	hist_view_interval(&env->v, idx, &rt, vg, env->ng);
 	free(vg);
