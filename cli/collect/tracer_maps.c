@@ -125,9 +125,12 @@ int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
 	 * aios_slot). Walking 16,384 slots takes long enough to be preempted while one
 	 * request completes and the next takes a slot further on: one pass would count
 	 * both (3 in flight at iodepth 2). So a copy is handed out only if, after the
-	 * hash map's walk, its slot's count has not moved: that request was pending from
-	 * the end of the first pass to the start of the second, and so were all the
-	 * others handed out: one instant's requests, never more than were in flight.
+	 * hash map's walk, its slot's count has not moved and the slot is still held by
+	 * the same kiocb (a free does not move the count; a new claim, even by the same
+	 * kiocb, does): that request was pending from the end of the first pass to the
+	 * start of the second, and so were all the others handed out: one instant's
+	 * requests, never more than were in flight. The hash map's entries (slot
+	 * collisions: rare) are each read once, between the passes.
 	 */
 	rc = slots_first_pass(t, &nseen);
 	if (rc)
@@ -143,7 +146,11 @@ int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
 	for (size_t j = 0; j < nseen; j++) {
 		const struct slot_seen *e = &t->seen[j];
 
-		if (__atomic_load_n(&t->slots[e->i].seq, __ATOMIC_ACQUIRE) != e->seq)
+		const struct aios_slot *s = &t->slots[e->i];
+
+		/* freeing does not bump seq: the slot must still be its request's */
+		if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != e->seq ||
+		    __atomic_load_n(&s->kiocb, __ATOMIC_RELAXED) != e->r.id)
 			continue;	/* completed (or replaced) during the scan */
 		n++;
 		rc = inflight_one(&e->r, cb, ctx);
