@@ -14,7 +14,8 @@
  *             requests are read from the syscalls' arguments, lat = submit -> reap
  *                                                             libaio_tp.bpf.h
  * io_uring from its own tracepoints in every mode (uring.bpf.h); when aiodev is
- * loaded, its tracepoints for the driver's own time (driver.bpf.h).
+ * loaded, its tracepoints for the driver's own time (driver.bpf.h); for snoop
+ * --stages, the block layer's tracepoints (stages.bpf.h).
  *
  * Below them: one request's record, built at submit and finished at completion
  * (request.bpf.h), the in-flight table (inflight.bpf.h), the ring buffer's records
@@ -61,6 +62,7 @@ const volatile bool want_comm = false;
 const volatile bool want_qd = false;
 const volatile bool want_ids = false;		/* ctx/obj/data at submit */
 const volatile bool want_cancel = false;	/* io_cancel calls are hooked */
+const volatile bool want_stages = false;	/* block layer and driver times (stages.bpf.h) */
 /*
  * lean: only latency histograms by nothing or by op, no filter that needs the file
  * or the comm: submit and completion touch just the slot's ts, op and flags.
@@ -89,5 +91,6 @@ const volatile __u64 fault_lose_data = 0;
 #include "libaio_tp.bpf.h"
 #include "uring.bpf.h"
 #include "driver.bpf.h"
+#include "stages.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

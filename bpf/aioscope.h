@@ -68,6 +68,10 @@ struct aios_req {
 	__u64 driver_ns;	/* aiodev's lat_ns (flags & AIOS_F_DRIVER) */
 	__u64 done_ts;		/* when aiodev completed it (flags & AIOS_F_DRIVER) */
 	__s64 done_res;		/* and with what result */
+	/* want_stages: the block layer's times of it (stages.bpf.h), 0 not seen */
+	__u64 queue_ts;		/* its first bio queued */
+	__u64 issue_ts;		/* its first block request issued to the driver */
+	__u64 devdone_ts;	/* its last block request completed by the device */
 	__u32 dev;		/* kernel dev_t: i_rdev of device nodes, else s_dev */
 	__u32 pid;		/* submitter tgid */
 	__u32 tid;
@@ -75,7 +79,9 @@ struct aios_req {
 	__u8 op;		/* enum aios_op */
 	__u8 api;		/* enum aios_api */
 	__u8 flags;
-	__u8 pad[5];
+	__u8 pad;
+	__u16 bios;		/* want_stages: bios queued for it (saturates) */
+	__u8 pad2[2];
 	char comm[AIOS_COMM_LEN];	/* only with want_comm */
 	__s32 kstack;		/* targ_stacks: stacks map ids at submit, -1 none */
 	__s32 ustack;

@@ -24,10 +24,11 @@ static __always_inline int on_driver(__u64 id, __s64 res, __u64 lat_ns, __u32 ap
 		return 0;
 	r->driver_ns = lat_ns;
 	/*
-	 * The completion as the driver saw it, should the completion hook be skipped:
-	 * only reconcile() reads it, and the clock read is a third of this program.
+	 * The completion as the driver saw it, should the completion hook be skipped,
+	 * and where its device stage ends: only reconcile() and --stages read it, and
+	 * the clock read is a third of this program.
 	 */
-	if (want_reconcile) {
+	if (want_reconcile || want_stages) {
 		r->done_ts = bpf_ktime_get_ns();
 		r->done_res = cancel ? -ECANCELED : res;
 	}

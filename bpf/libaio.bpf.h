@@ -77,6 +77,10 @@ static __always_inline int on_submit(void *ctx, struct kiocb *kiocb, const struc
 			q->len = iocb->aio_nbytes;
 			q->driver_ns = 0;
 			q->done_ts = 0;
+			q->queue_ts = 0;
+			q->issue_ts = 0;
+			q->devdone_ts = 0;
+			q->bios = 0;
 			q->qd = 0;
 			q->op = op;
 			q->api = AIOS_API_AIO;

@@ -261,6 +261,29 @@ void ksyms_read(FILE *f, struct ksyms *k)
 		qsort(k->v, k->n, sizeof(*k->v), ksym_cmp);
 }
 
+size_t ksyms_lookup(FILE *f, const char *const *names, uint64_t *addrs, size_t n)
+{
+	size_t found = 0;
+	char line[512];
+
+	for (size_t i = 0; i < n; i++)
+		addrs[i] = 0;
+	while (found < n && read_line(line, sizeof(line), f)) {
+		char name[KSYM_NAME_MAX];
+		uint64_t addr;
+
+		if (strchr(line, '[') || !ksym_parse_line(line, &addr, name))
+			continue;	/* a module's, or hidden */
+		for (size_t i = 0; i < n; i++) {
+			if (!addrs[i] && !strcmp(name, names[i])) {
+				addrs[i] = addr;
+				found++;
+			}
+		}
+	}
+	return found;
+}
+
 void ksyms_free(struct ksyms *k)
 {
 	for (size_t i = 0; i < k->n; i++)

@@ -55,6 +55,12 @@ void ksyms_read(FILE *f, struct ksyms *k);
 #define KSYM_NAME_MAX 256	/* longer names are cut */
 /* One line: 1 with *addr and @name, 0 when it does not parse or the address is 0. */
 int ksym_parse_line(const char *line, uint64_t *addr, char name[KSYM_NAME_MAX]);
+/*
+ * ksyms_lookup - the addresses of the @n symbols @names of the kernel itself (not
+ * of modules) in @f, into @addrs (0: absent, or hidden from the unprivileged; the
+ * first of two with one name). Returns how many were found.
+ */
+size_t ksyms_lookup(FILE *f, const char *const *names, uint64_t *addrs, size_t n);
 /* ksyms_free - free what ksyms_read() added; @k is empty again. */
 void ksyms_free(struct ksyms *k);
 /* "name+0xoff" of the nearest symbol at or below @ip, or "0x..." */

@@ -63,6 +63,16 @@ static void req_to_event(const struct aios_req *r, struct tracer_event *e)
 	e->api = (enum aios_api)r->api;
 	e->op = (enum aios_op)r->op;
 	e->driver_ns = (r->flags & AIOS_F_DRIVER) ? r->driver_ns : TRACER_DRIVER_NONE;
+	e->queue_ts = r->queue_ts;
+	e->issue_ts = r->issue_ts;
+	e->device_ts = r->devdone_ts;
+	e->bios = r->bios;
+	/* aiodev: its own time ends where the driver completed it */
+	if (!e->device_ts && (r->flags & AIOS_F_DRIVER) && r->done_ts >= r->ts &&
+	    r->done_ts - r->ts >= r->driver_ns) {
+		e->device_ts = r->done_ts;
+		e->issue_ts = r->done_ts - r->driver_ns;
+	}
 	memcpy(e->comm, r->comm, TRACER_COMM_LEN);
 	e->comm[TRACER_COMM_LEN - 1] = 0;
 }

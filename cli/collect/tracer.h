@@ -88,6 +88,9 @@ struct tracer_opts {
 	bool stacks;			/* record each request's submitting kernel and user
 					 * stacks (fentry/kprobe modes): tracer_stack_read() */
 	bool pid_counts;		/* requests and bytes per process: tracer_pid_foreach() */
+	bool stages;			/* the block layer's and the driver's times of each
+					 * request (events: queue_ts, issue_ts, device_ts,
+					 * bios): tracer_stage_joins() says which joins */
 
 	enum tracer_mode mode;		/* TRACER_MODE_AUTO unless forced */
 	unsigned int ringbuf_mb;	/* 0: default (16) */
@@ -250,6 +253,17 @@ int tracer_prog_stats_foreach(struct tracer *t, tracer_prog_fn cb, void *ctx);
 uint64_t tracer_now_ns(void);
 /* When every hook was attached: requests submitted later are the tracer's to know */
 uint64_t tracer_attached_ns(const struct tracer *t);
+
+/* The paths whose bios --stages joins to their request (bits of 1 << enum tracer_join). */
+enum tracer_join {
+	TRACER_JOIN_BLKDEV_ASYNC,	/* block device, one bio (block/fops.c) */
+	TRACER_JOIN_BLKDEV,		/* block device, several bios */
+	TRACER_JOIN_IOMAP,		/* iomap filesystems: ext4, xfs, ... */
+	TRACER_JOIN_NR
+};
+/* Which joins are in place (0 unless opts.stages and the block hooks attached). */
+unsigned int tracer_stage_joins(const struct tracer *t);
+const char *tracer_join_name(enum tracer_join j);
 
 const char *tracer_group_name(enum aios_group g);
 /* "op", "pid", ... -> group; -1 when unknown */

@@ -27,6 +27,7 @@
 
 #include "aioscope.h"
 #include "core/json.h"
+#include "parse.h"
 #include "privs.h"
 #include "tracer_int.h"
 
@@ -44,6 +45,7 @@ static const struct {
 	[HK_DRIVER] = { "aiodev", "driver time" },
 	[HK_URING] = { "io_uring", "io_uring requests" },
 	[HK_PURGE] = { "exit", "cleanup of requests never reaped" },
+	[HK_STAGES] = { "block", "the block layer's stages" },
 };
 
 
@@ -324,6 +326,7 @@ enum {
 	C_URING = 1 << 10,
 	C_PURGE = 1 << 11,	/* records only a reap removes: purge them at exit */
 	C_TWIN3 = 1 << 12,	/* a third submit/reap twin: the kernel preempts programs */
+	C_STAGES = 1 << 13,	/* --stages */
 };
 
 /*
@@ -350,6 +353,9 @@ static const struct prog_use prog_table[] = {
 	U(kprobe_aio_complete_rw, M_K, C_RW_ONLY, HK_COMPLETE_RW),
 	U(raw_aiodev_complete, M_F | M_K, C_DRIVER, HK_DRIVER),
 	U(raw_aiodev_cancel, M_F | M_K, C_DRIVER, HK_DRIVER),
+	U(raw_block_rq_complete, M_F | M_K, C_STAGES, HK_STAGES),
+	U(raw_block_rq_issue, M_F | M_K, C_STAGES, HK_STAGES),
+	U(raw_block_bio_queue, M_F | M_K, C_STAGES, HK_STAGES),
 	U(fexit_aio_read, M_F, C_SUBMIT_RET, HK_SUBMIT_RET),
 	U(fexit_aio_write, M_F, C_SUBMIT_RET, HK_SUBMIT_RET),
 	U(fexit_aio_fsync, M_F, C_SUBMIT_RET | C_COMPLETE, HK_SUBMIT_RET),
@@ -535,6 +541,64 @@ static void set_filters(struct aioscope_bpf *s, const struct tracer_opts *o,
 	s->rodata->sample_n = o->sample;
 }
 
+/* the joins' bio completion functions, then that of a split's front part */
+static const char *const end_io_sym[TRACER_JOIN_NR + 1] = {
+	[TRACER_JOIN_BLKDEV_ASYNC] = "blkdev_bio_end_io_async",
+	[TRACER_JOIN_BLKDEV] = "blkdev_bio_end_io",
+	[TRACER_JOIN_IOMAP] = "iomap_dio_bio_end_io",
+	[TRACER_JOIN_NR] = "bio_chain_endio",
+};
+
+const char *tracer_join_name(enum tracer_join j)
+{
+	static const char *const name[TRACER_JOIN_NR] = {
+		[TRACER_JOIN_BLKDEV_ASYNC] = "blkdev-async",
+		[TRACER_JOIN_BLKDEV] = "blkdev",
+		[TRACER_JOIN_IOMAP] = "iomap",
+	};
+
+	return (unsigned int)j < TRACER_JOIN_NR ? name[j] : "?";
+}
+
+unsigned int tracer_stage_joins(const struct tracer *t)
+{
+	unsigned int m = 0;
+
+	if (!t->opts.stages || !(t->hooks_wanted & HK(HK_STAGES)) ||
+	    (t->hooks_missing & HK(HK_STAGES)))
+		return 0;
+	for (int j = 0; j < TRACER_JOIN_NR; j++)
+		if (t->end_io[j])
+			m |= 1U << j;
+	return m;
+}
+
+/*
+ * --stages: the bio completion functions that tell a bio's direct-I/O path (see
+ * bpf/stages.bpf.h), from kallsyms, once.
+ */
+static void stage_symbols(struct tracer *t, struct aioscope_bpf *s)
+{
+	if (!t->end_io_read) {
+		FILE *f = fopen("/proc/kallsyms", "re");
+
+		t->end_io_read = true;
+		if (f) {
+			ksyms_lookup(f, end_io_sym, t->end_io, TRACER_JOIN_NR + 1);
+			fclose(f);
+		}
+		for (int j = 0; j < TRACER_JOIN_NR && t->opts.verbose; j++)
+			if (!t->end_io[j])
+				fprintf(stderr, "aioscope: --stages: %s not in /proc/kallsyms: "
+					"%s requests show no block stages\n", end_io_sym[j],
+					tracer_join_name((enum tracer_join)j));
+	}
+	s->rodata->end_io_blkdev_async = t->end_io[TRACER_JOIN_BLKDEV_ASYNC];
+	s->rodata->end_io_blkdev = t->end_io[TRACER_JOIN_BLKDEV];
+	s->rodata->end_io_iomap = t->end_io[TRACER_JOIN_IOMAP];
+	s->rodata->end_io_chain = t->end_io[TRACER_JOIN_NR];
+}
+
 /*
  * What the programs record, from the options and the mode; decides t->uring from
  * the hooks missing so far (attach_ordered may still take it away).
@@ -562,10 +626,13 @@ static void set_wants(struct tracer *t, struct aioscope_bpf *s, enum tracer_mode
 	t->uring = t->uring_tp && !(t->hooks_missing & HK(HK_URING));
 	s->rodata->want_uring = t->uring;
 	s->rodata->targ_stacks = o->stacks && !sysc;
+	s->rodata->want_stages = o->stages && !sysc;
+	if (s->rodata->want_stages)
+		stage_symbols(t, s);
 	/* test hook: lose the completions of libaio requests with this user data or more */
 	if (getenv("AIOSCOPE_FAULT_LOSE_DATA"))
 		s->rodata->fault_lose_data = strtoull(getenv("AIOSCOPE_FAULT_LOSE_DATA"), NULL, 0);
-	s->rodata->lean = o->hist && !o->events && !o->inflight && !o->stacks &&
+	s->rodata->lean = o->hist && !o->events && !o->inflight && !o->stacks && !o->stages &&
 			  !s->rodata->want_qd &&
 			  !s->rodata->want_hist_reap && !o->dev && !o->comm && !sysc &&
 			  (o->hist_by == AIOS_BY_NONE || o->hist_by == AIOS_BY_OP);
@@ -649,7 +716,8 @@ static unsigned int attach_conditions(const struct tracer *t, const struct aiosc
 	       (s->rodata->want_cancel ? C_CANCEL : 0) | (driver ? C_DRIVER : 0) |
 	       (t->uring ? C_URING : 0) |
 	       (sysc || s->rodata->want_hist_reap || s->rodata->want_reconcile ? C_PURGE : 0) |
-	       (t->preemptible ? C_TWIN3 : 0);
+	       (t->preemptible ? C_TWIN3 : 0) |
+	       (o->stages && !sysc && !(miss & HK(HK_STAGES)) ? C_STAGES : 0);
 }
 
 /*

@@ -43,13 +43,14 @@ enum hook_id {
 	HK_DRIVER,		/* aiodev's tracepoints: the driver's time */
 	HK_URING,		/* io_uring's tracepoints: io_uring requests */
 	HK_PURGE,		/* process exit, io_destroy: unreaped records leave */
+	HK_STAGES,		/* the block layer's tracepoints: --stages */
 	HK_NR
 };
 
 #define HK(h) (1U << (h))
 /* left out alone when they fail; the others need a fallback or fail the mode */
 #define HK_PLAIN_OPTIONAL (HK(HK_SUBMIT_RET) | HK(HK_SUBMIT_BATCH) | HK(HK_CANCEL) | \
-			   HK(HK_DRIVER) | HK(HK_URING) | HK(HK_PURGE))
+			   HK(HK_DRIVER) | HK(HK_URING) | HK(HK_PURGE) | HK(HK_STAGES))
 
 struct tracer {
 	struct aioscope_bpf *skel;
@@ -67,6 +68,9 @@ struct tracer {
 	bool uring;			/* io_uring requests are traced */
 	bool preemptible;		/* the kernel preempts BPF programs: 3 twins */
 	uint64_t attached_ns;		/* every hook attached (tracer_now_ns) */
+	/* opts.stages: the direct-I/O paths' bio completion functions (0: none) */
+	uint64_t end_io[TRACER_JOIN_NR + 1];	/* + bio_chain_endio */
+	bool end_io_read;		/* kallsyms was read for them */
 	int cgroup_fd;
 	int ncpus;
 	unsigned int hist_ngroups;	/* >0: histograms in the per-CPU array */

@@ -20,6 +20,7 @@
 struct snoop_env {
 	struct snoop_trace t;
 	bool json;
+	bool stages;
 	uint64_t start_mono;
 	int64_t mono_to_real;
 	uint64_t events;
@@ -34,7 +35,7 @@ static void on_signal(int sig)
 	exiting = 1;
 }
 
-enum { OPT_JSON = OPT_CMD_BASE };
+enum { OPT_JSON = OPT_CMD_BASE, OPT_STAGES };
 
 /* what snoop and record share: the filters, the mode, the ring buffer, the reap join,
  * the duration (snoop_trace_argp, an argp child of both) */
@@ -84,6 +85,8 @@ static const struct argp_option snoop_options[] = {
 	{ "json", OPT_JSON, NULL, 0, "One JSON object per line", 0 },
 	{ "sample", OPT_FILTER_SAMPLE, "N", 0, "Follow 1 request in N, chosen at random in the "
 	  "kernel (the summary gives the coverage)", 0 },
+	{ "stages", OPT_STAGES, NULL, 0, "Split each request's latency into stages: submit, "
+	  "io-wq, block queue, device, completion, reap", 0 },
 	{ 0 },
 };
 
@@ -101,6 +104,7 @@ static const char snoop_doc[] =
 	"  aioscope snoop --dev /dev/aiodev0    # requests to one device\n"
 	"  aioscope snoop --min-lat-us 1000     # requests slower than 1 ms\n"
 	"  aioscope snoop --sample 100          # 1 request in 100, at high rates\n"
+	"  aioscope snoop --stages --dev /dev/nvme0n1  # where each request's time went\n"
 	"  aioscope snoop --json | jq .lat_ns   # JSON lines\n";
 
 static error_t snoop_parse(int key, char *arg, struct argp_state *state)
@@ -114,6 +118,10 @@ static error_t snoop_parse(int key, char *arg, struct argp_state *state)
 	case OPT_JSON:
 		env->json = true;
 		break;
+	case OPT_STAGES:
+		env->stages = true;
+		env->t.o.stages = true;
+		break;
 	case OPT_FILTER_SAMPLE:
 		return filter_opt_parse(key, arg, state, &env->t.o);
 	case ARGP_KEY_ARG:
@@ -125,6 +133,40 @@ static error_t snoop_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* Which paths --stages can see into (stderr, once at start). */
+static void stages_report(struct tracer *t, FILE *f)
+{
+	unsigned int m = tracer_stage_joins(t);
+	const char *sep = "";
+
+	if (!m) {
+		fprintf(f, "stages: no block-layer join on this kernel (see -v): device stages "
+			"of aiodev requests only\n");
+		return;
+	}
+	fprintf(f, "stages: block-layer joins ");
+	for (int j = 0; j < TRACER_JOIN_NR; j++) {
+		if (m & (1U << j)) {
+			fprintf(f, "%s%s", sep, tracer_join_name((enum tracer_join)j));
+			sep = ", ";
+		}
+	}
+	fprintf(f, "; io-wq and io_uring reap times are not split yet\n");
+}
+
+/* "stage_joins": ["blkdev-async", ...] */
+static void stages_json(struct tracer *t, struct aio_json *j)
+{
+	unsigned int m = tracer_stage_joins(t);
+
+	aio_json_name(j, "stage_joins");
+	aio_json_start_array(j);
+	for (int k = 0; k < TRACER_JOIN_NR; k++)
+		if (m & (1U << k))
+			aio_json_string(j, tracer_join_name((enum tracer_join)k));
+	aio_json_end_array(j);
+}
+
 static int print_event(void *ctx, const struct tracer_event *e)
 {
 	struct snoop_env *env = ctx;
@@ -132,8 +174,9 @@ static int print_event(void *ctx, const struct tracer_event *e)
 	size_t n;
 
 	env->events++;
-	n = snoop_line(line, sizeof(line), e, env->json, (uint64_t)env->mono_to_real,
-		       env->start_mono);
+	n = (env->stages ? snoop_stage_line : snoop_line)(line, sizeof(line), e, env->json,
+							  (uint64_t)env->mono_to_real,
+							  env->start_mono);
 	fwrite(line, 1, n, stdout);
 	return 0;
 }
@@ -181,6 +224,8 @@ static void summary(struct snoop_env *env, struct tracer *t)
 		aio_json_u64_field(j, "rescued", d.rescued);
 		aio_json_u64_field(j, "twin_skips", d.twin_skips);
 		sample_json(j, env->t.o.sample, &d);
+		if (env->stages)
+			stages_json(t, j);
 		aio_json_end_object(j);
 		aio_json_end_object(j);
 	}
@@ -223,8 +268,10 @@ int cmd_snoop(int argc, char **argv)
 		tracer_describe(t, stderr);
 	fprintf(stderr, "Tracing asynchronous I/O (mode %s)... Hit Ctrl-C to end.\n",
 		tracer_mode_name(t));
+	if (env.stages)
+		stages_report(t, stderr);
 	if (!env.json)
-		snoop_header(stdout);
+		(env.stages ? snoop_stage_header : snoop_header)(stdout);
 	if (env.t.duration > 0)
 		end = env.start_mono + (uint64_t)(env.t.duration * 1e9);
 

@@ -10,10 +10,55 @@
 
 #include "core/format.h"
 #include "core/json.h"
+#include "core/stages.h"
 #include "snoop_line.h"
 
+/* @e's stages (core/stages.h) */
+static void event_stages(const struct tracer_event *e, struct aio_stages *st)
+{
+	struct aio_stage_bounds b = {
+		.start = e->submit_ns, .queue = e->queue_ts, .issue = e->issue_ts,
+		.device = e->device_ts, .complete = e->ts_ns,
+		.reap = e->reap_ns == TRACER_REAP_NONE ? 0 : e->ts_ns + e->reap_ns,
+	};
+
+	aio_stages_split(&b, st);
+}
+
+/* a stage's member: its ns, or null */
+#define STAGE_MEMBER(j, st, s, name)					\
+	do {								\
+		aio_json_key(j, AIO_JSON_KEY(name));			\
+		if (aio_stage_known(st, s))				\
+			aio_json_u64(j, (st)->ns[s]);			\
+		else							\
+			aio_json_null(j);				\
+	} while (0)
+
+/* "stages": {"submit_ns": N or null, ..., "bios": N or null} */
+static void json_stages(struct aio_json *j, const struct tracer_event *e)
+{
+	struct aio_stages st;
+
+	event_stages(e, &st);
+	aio_json_key(j, AIO_JSON_KEY("stages"));
+	aio_json_start_object(j);
+	STAGE_MEMBER(j, &st, AIO_STAGE_SUBMIT, "submit_ns");
+	STAGE_MEMBER(j, &st, AIO_STAGE_IOWQ, "iowq_ns");
+	STAGE_MEMBER(j, &st, AIO_STAGE_QUEUE, "queue_ns");
+	STAGE_MEMBER(j, &st, AIO_STAGE_DEVICE, "device_ns");
+	STAGE_MEMBER(j, &st, AIO_STAGE_COMPLETE, "complete_ns");
+	STAGE_MEMBER(j, &st, AIO_STAGE_REAP, "reap_ns");
+	aio_json_key(j, AIO_JSON_KEY("bios"));
+	if (e->bios)
+		aio_json_u64(j, e->bios);
+	else
+		aio_json_null(j);
+	aio_json_end_object(j);
+}
+
 static size_t json_line(char *buf, size_t cap, const struct tracer_event *e,
-			uint64_t mono_to_real)
+			uint64_t mono_to_real, bool stages)
 {
 	struct aio_json j;
 	char dev[24];
@@ -80,6 +125,8 @@ static size_t json_line(char *buf, size_t cap, const struct tracer_event *e,
 	} else {
 		aio_json_null(&j);
 	}
+	if (stages)
+		json_stages(&j, e);
 	aio_json_end_object(&j);	/* and the newline */
 	return aio_json_len(&j);
 }
@@ -158,12 +205,58 @@ static size_t text_line(char *buf, size_t cap, const struct tracer_event *e,
 	return b.len;
 }
 
+/* --stages: the request's columns, its stages (-: not known) instead of ino and offset */
+static size_t stage_text_line(char *buf, size_t cap, const struct tracer_event *e,
+			      uint64_t start_mono)
+{
+	char ts[32], dev[24], comm[TRACER_COMM_LEN * 4];
+	uint64_t rel = e->ts_ns > start_mono ? e->ts_ns - start_mono : 0;
+	struct aio_stages st;
+	struct aio_buf b;
+
+	event_stages(e, &st);
+	aio_buf_init(&b, buf, cap);
+	col(&b, ts, (size_t)aio_fmt_fixed(ts, sizeof(ts), rel, 1000000000, 6), -12);
+	aio_fmt_term(comm, sizeof(comm), e->comm);
+	col_str(&b, comm, -16);
+	col_num(&b, (uint64_t)e->pid, true, 7);
+	col_str(&b, tracer_api_name(e->api), -5);
+	col_str(&b, tracer_op_name(e->op), -6);
+	col_str(&b, tracer_dev_str(e->dev, dev, sizeof(dev)), -9);
+	col_num(&b, e->bytes, false, 8);
+	col_num(&b, (uint64_t)e->res, true, 8);
+	col_us(&b, e->lat_ns, 10);
+	for (int s = 0; s < AIO_STAGE_NR; s++) {
+		if (aio_stage_known(&st, s))
+			col_us(&b, st.ns[s], 9);
+		else
+			col_str(&b, "-", 9);
+	}
+	if (e->bios)
+		col_num(&b, e->bios, false, 4);
+	else
+		col_str(&b, "-", 4);
+	aio_buf_str(&b, tracer_state_name(e->state));
+	aio_buf_put(&b, "\n", 1);
+	return b.len;
+}
+
 size_t snoop_line(char *buf, size_t cap, const struct tracer_event *e, bool json,
 		  uint64_t mono_to_real, uint64_t start_mono)
 {
 	if (!cap)
 		return 0;
-	return json ? json_line(buf, cap, e, mono_to_real) : text_line(buf, cap, e, start_mono);
+	return json ? json_line(buf, cap, e, mono_to_real, false) :
+		      text_line(buf, cap, e, start_mono);
+}
+
+size_t snoop_stage_line(char *buf, size_t cap, const struct tracer_event *e, bool json,
+			uint64_t mono_to_real, uint64_t start_mono)
+{
+	if (!cap)
+		return 0;
+	return json ? json_line(buf, cap, e, mono_to_real, true) :
+		      stage_text_line(buf, cap, e, start_mono);
 }
 
 void snoop_header(FILE *f)
@@ -171,4 +264,11 @@ void snoop_header(FILE *f)
 	fprintf(f, "%-12s %-16s %7s %-5s %-6s %-9s %10s %12s %8s %8s %10s %10s %s\n",
 		"TIME(s)", "COMM", "PID", "API", "OP", "DEV", "INO", "OFFSET", "BYTES", "RES",
 		"LAT(us)", "REAP(us)", "STATE");
+}
+
+void snoop_stage_header(FILE *f)
+{
+	fprintf(f, "%-12s %-16s %7s %-5s %-6s %-9s %8s %8s %10s %9s %9s %9s %9s %9s %9s %4s %s\n",
+		"TIME(s)", "COMM", "PID", "API", "OP", "DEV", "BYTES", "RES", "LAT(us)",
+		"SUBMIT", "IOWQ", "QUEUE", "DEVICE", "COMPLETE", "REAP", "BIOS", "STATE");
 }

@@ -16,7 +16,7 @@
 
 #include "request/event.h"
 
-#define SNOOP_LINE_MAX 640	/* room for the longest line of either form */
+#define SNOOP_LINE_MAX 1024	/* room for the longest line of any form */
 
 /*
  * snoop_line - the line of @e, newline included, into @buf (NUL-terminated): a JSON
@@ -30,5 +30,15 @@ size_t snoop_line(char *buf, size_t cap, const struct tracer_event *e, bool json
 
 /* the text form's column header line (live snoop and report FILE snoop) */
 void snoop_header(FILE *f);
+
+/*
+ * snoop --stages: the same line with the request's stages (core/stages.h): in JSON a
+ * "stages" object (submit_ns, iowq_ns, queue_ns, device_ns, complete_ns, reap_ns,
+ * bios; null where one does not apply or was not seen); in text one column per
+ * stage in microseconds ("-" for those) and the bios, instead of ino and offset.
+ */
+size_t snoop_stage_line(char *buf, size_t cap, const struct tracer_event *e, bool json,
+			uint64_t mono_to_real, uint64_t start_mono);
+void snoop_stage_header(FILE *f);
 
 #endif /* AIOSCOPE_SNOOP_LINE_H */

@@ -55,6 +55,14 @@ struct tracer_event {
 					 * TRACER_CANCEL_RET_PENDING: the request completed
 					 * before io_cancel returned */
 	uint64_t cancel_ns;		/* submit -> io_cancel */
+	/*
+	 * Inside the request's life (opts.stages; core/stages.h cuts it there),
+	 * CLOCK_MONOTONIC ns, 0 when not seen: its first bio queued, issued to the
+	 * driver (the first block request, or aiodev's own start), completed by the
+	 * device (the last block request, or aiodev's completion); its bios.
+	 */
+	uint64_t queue_ts, issue_ts, device_ts;
+	uint32_t bios;
 };
 
 typedef int (*tracer_event_fn)(void *ctx, const struct tracer_event *e);

@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 
-static char unit_why[1024];
+static char unit_why[4096];
 static int unit_fail, unit_passed, unit_failed;
 
 #define UASSERT(cond, fmt, ...)						\

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* stages.bpf.h - where a request's time goes: the block layer's part of it (part of aioscope.bpf.c) */
+#ifndef AIOSCOPE_STAGES_BPF_H
+#define AIOSCOPE_STAGES_BPF_H
+
+/*
+ * want_stages (snoop --stages): the block layer's tracepoints mark the pending
+ * request a bio belongs to with the time its first bio was queued, its first block
+ * request issued to the driver and its last one completed by the device
+ * (queue_ts, issue_ts, devdone_ts), and count its bios. User space cuts the
+ * request's life at those times (docs/stages.md).
+ *
+ * The join is exact: the direct-I/O paths keep the kiocb reachable from each bio,
+ * and the bio's completion function says which path made it. Their addresses come
+ * from kallsyms (0: that path is not joinable on this kernel):
+ *   block/fops.c, one bio (__blkdev_direct_IO_async): the bio is embedded in its
+ *     struct blkdev_dio, whose iocb is the request's;
+ *   block/fops.c, several bios (__blkdev_direct_IO): bi_private is the blkdev_dio
+ *     (for a synchronous one the union holds the waiting task: no pending request
+ *     has that address, so the lookup finds nothing);
+ *   fs/iomap/direct-io.c (ext4, xfs, ...): bi_private is the struct iomap_dio.
+ * The front part of a split bio completes into its parent (bio_chain_endio,
+ * bi_private = the parent): followed up to STAGE_CHAIN_MAX levels.
+ * A pointer that names no pending request is nothing: the in-flight table is the
+ * judge, so a bio of another path never marks a request.
+ */
+const volatile __u64 end_io_blkdev_async = 0;
+const volatile __u64 end_io_blkdev = 0;
+const volatile __u64 end_io_iomap = 0;
+const volatile __u64 end_io_chain = 0;	/* bio_chain_endio: a split's front part */
+
+/* the kernel's types, as far as they are read: CO-RE finds the rest */
+struct blkdev_dio___aios {
+	union {
+		struct kiocb *iocb;
+		struct task_struct *waiter;
+	};
+	struct bio bio;
+} __attribute__((preserve_access_index));
+
+struct iomap_dio___aios {
+	struct kiocb *iocb;
+} __attribute__((preserve_access_index));
+
+/* block requests hold this many bios at most for the join (merges beyond: not marked) */
+#define STAGE_RQ_BIOS	16
+
+#define STAGE_CHAIN_MAX	4
+
+/* The pending request @bio was made for, or NULL. */
+static __always_inline struct aios_req *bio_req(struct bio *bio)
+{
+	__u64 end = (__u64)BPF_CORE_READ(bio, bi_end_io);
+	struct aios_key key = {};
+	struct kiocb *iocb;
+
+	for (int i = 0; i < STAGE_CHAIN_MAX && end && end == end_io_chain; i++) {
+		bio = BPF_CORE_READ(bio, bi_private);
+		end = (__u64)BPF_CORE_READ(bio, bi_end_io);
+	}
+	if (!end)
+		return NULL;
+	if (end == end_io_iomap) {
+		struct iomap_dio___aios *d = BPF_CORE_READ(bio, bi_private);
+
+		iocb = BPF_CORE_READ(d, iocb);
+	} else if (end == end_io_blkdev_async || end == end_io_blkdev) {
+		struct blkdev_dio___aios *d;
+
+		if (!bpf_core_type_exists(struct blkdev_dio___aios))
+			return NULL;
+		if (end == end_io_blkdev_async)
+			d = (void *)bio - bpf_core_field_offset(struct blkdev_dio___aios, bio);
+		else
+			d = BPF_CORE_READ(bio, bi_private);
+		iocb = BPF_CORE_READ(d, iocb);
+	} else {
+		return NULL;
+	}
+	if (!iocb)
+		return NULL;
+	key.id = (__u64)iocb;
+	return inflight_find(&key);
+}
+
+SEC("?raw_tp/block_bio_queue")
+int BPF_PROG(raw_block_bio_queue, struct bio *bio)
+{
+	struct aios_req *r = bio_req(bio);
+
+	if (!r)
+		return 0;
+	if (!r->queue_ts)
+		r->queue_ts = bpf_ktime_get_ns();
+	if (r->bios < 0xffff)
+		r->bios++;
+	return 0;
+}
+
+/* Mark the requests of @rq's bios: issued (first time only) or completed (last time). */
+static __always_inline void rq_mark(struct request *rq, bool issue)
+{
+	struct bio *bio = BPF_CORE_READ(rq, bio);
+	__u64 now = 0;
+
+	for (int i = 0; i < STAGE_RQ_BIOS && bio; i++) {
+		struct aios_req *r = bio_req(bio);
+
+		if (r) {
+			if (!now)
+				now = bpf_ktime_get_ns();
+			if (!issue)
+				r->devdone_ts = now;
+			else if (!r->issue_ts)
+				r->issue_ts = now;
+		}
+		bio = BPF_CORE_READ(bio, bi_next);
+	}
+}
+
+SEC("?raw_tp/block_rq_issue")
+int BPF_PROG(raw_block_rq_issue, struct request *rq)
+{
+	rq_mark(rq, true);
+	return 0;
+}
+
+SEC("?raw_tp/block_rq_complete")
+int BPF_PROG(raw_block_rq_complete, struct request *rq)
+{
+	rq_mark(rq, false);
+	return 0;
+}
+
+#endif /* AIOSCOPE_STAGES_BPF_H */
