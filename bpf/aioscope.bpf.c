@@ -84,6 +84,7 @@ const volatile __u64 fault_lose_data = 0;
 #include "hist.bpf.h"
 #include "inflight.bpf.h"
 #include "records.bpf.h"
+#include "stages.bpf.h"
 #include "request.bpf.h"
 #include "libaio.bpf.h"
 #include "libaio_fentry.bpf.h"
@@ -91,6 +92,5 @@ const volatile __u64 fault_lose_data = 0;
 #include "libaio_tp.bpf.h"
 #include "uring.bpf.h"
 #include "driver.bpf.h"
-#include "stages.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

@@ -178,6 +178,7 @@ enum aios_group {
 	AIOS_BY_CTX,		/* key: aio context user id (aio_context_t) */
 	AIOS_BY_QD,		/* key: log2 group of the device queue depth at submit:
 				 * 0 -> qd 1, 1 -> 2..3, 2 -> 4..7, ... */
+	AIOS_BY_STAGE,		/* key: enum aios_stage_group (stages.bpf.h) */
 	AIOS_BY_METRIC		/* key: device, op, api and result together (the
 				 * exporter; tracer_metric_group() unpacks it); also
 				 * fills AIOS_H_BYTES. Not a choice of hist --by */
@@ -192,6 +193,15 @@ static inline __u64 aios_metric_group(__u32 dev, __u32 op, __u32 api, __u32 stat
 	return ((__u64)dev << 32) | ((__u64)(state & 0xff) << 16) | ((api & 0xff) << 8) |
 	       (op & 0xff);
 }
+
+/*
+ * hist --by stage: a request's latency in its stages, one histogram each, and the
+ * total; the values of cli/core/stages.h's enum aio_stage, then the total.
+ */
+enum aios_stage_group {
+	AIOS_SG_SUBMIT, AIOS_SG_IOWQ, AIOS_SG_QUEUE, AIOS_SG_DEVICE, AIOS_SG_COMPLETE,
+	AIOS_SG_REAP, AIOS_SG_TOTAL, AIOS_SG_NR
+};
 
 struct aios_hkey {
 	__u64 group;

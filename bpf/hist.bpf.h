@@ -111,6 +111,8 @@ static __always_inline __u64 group_of(struct aios_req *r, __u32 state)
 		return r->ctx;
 	case AIOS_BY_QD:
 		return aio_log2(r->qd ? r->qd : 1);
+	case AIOS_BY_STAGE:
+		return AIOS_SG_TOTAL;	/* the stages: hist_stages() */
 	default:
 		return 0;
 	}

@@ -351,7 +351,9 @@ static long reap_ev_cb(__u32 i, void *data)
 			unmatched(AIOS_DROP_REAP_UNMATCHED);
 			return 0;
 		}
-		if (c->now >= t->ts)
+		if (c->now >= t->ts && hist_by == AIOS_BY_STAGE)
+			hist_add(AIOS_H_LAT, AIOS_SG_REAP, c->now - t->ts);
+		else if (c->now >= t->ts)
 			hist_add(AIOS_H_REAP, t->group, c->now - t->ts);
 		bpf_map_delete_elem(&done, &k);
 	}

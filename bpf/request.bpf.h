@@ -110,6 +110,8 @@ static __always_inline void finish(struct aios_req *r, __u64 now, __s64 res, boo
 		__u64 g = group_of(r, state);
 
 		hist_add(AIOS_H_LAT, g, lat);
+		if (hist_by == AIOS_BY_STAGE)
+			hist_stages(r, now);
 		if (r->flags & AIOS_F_DRIVER)
 			hist_add(AIOS_H_DRIVER, g, r->driver_ns);
 		if (hist_by == AIOS_BY_METRIC && res > 0)

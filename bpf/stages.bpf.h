@@ -132,4 +132,35 @@ int BPF_PROG(raw_block_rq_complete, struct request *rq)
 	return 0;
 }
 
+static __always_inline __u64 clamp_ts(__u64 t, __u64 lo, __u64 hi)
+{
+	return t < lo ? lo : t > hi ? hi : t;
+}
+
+/*
+ * hist --by stage: @r, completed at @now, into the histograms of its stages up to
+ * the completion (the reap's comes at the reap), cut as cli/core/stages.c cuts them:
+ * nothing before the completion when the device's part was not seen.
+ */
+static __always_inline void hist_stages(struct aios_req *r, __u64 now)
+{
+	__u64 queue = r->queue_ts, issue = r->issue_ts, dev = r->devdone_ts;
+
+	if (!dev && (r->flags & AIOS_F_DRIVER) && r->done_ts >= r->ts + r->driver_ns) {
+		dev = r->done_ts;
+		issue = dev - r->driver_ns;
+	}
+	if (!issue || !dev || now < r->ts)
+		return;
+	if (queue)
+		queue = clamp_ts(queue, r->ts, now);
+	issue = clamp_ts(issue, queue ? queue : r->ts, now);
+	dev = clamp_ts(dev, issue, now);
+	hist_add(AIOS_H_LAT, AIOS_SG_SUBMIT, (queue ? queue : issue) - r->ts);
+	if (queue)
+		hist_add(AIOS_H_LAT, AIOS_SG_QUEUE, issue - queue);
+	hist_add(AIOS_H_LAT, AIOS_SG_DEVICE, dev - issue);
+	hist_add(AIOS_H_LAT, AIOS_SG_COMPLETE, now - dev);
+}
+
 #endif /* AIOSCOPE_STAGES_BPF_H */

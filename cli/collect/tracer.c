@@ -38,7 +38,8 @@ uint64_t tracer_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static const char *const group_names[] = { "all", "op", "pid", "dev", "ctx", "qd", "metric" };
+static const char *const group_names[] = { "all", "op", "pid", "dev", "ctx", "qd", "stage",
+					   "metric" };
 
 const char *tracer_group_name(enum aios_group g)
 {

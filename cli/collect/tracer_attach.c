@@ -648,7 +648,8 @@ static void size_hists(struct tracer *t, struct aioscope_bpf *s)
 		/* few, known groups: a per-CPU array, if it fits in 64 MiB */
 		unsigned int ng = o->hist_by == AIOS_BY_NONE ? 1 :
 				  o->hist_by == AIOS_BY_OP ? AIOS_OP_OTHER + 1 :
-				  o->hist_by == AIOS_BY_QD ? HIST_QD_GROUPS : 0;
+				  o->hist_by == AIOS_BY_QD ? HIST_QD_GROUPS :
+				  o->hist_by == AIOS_BY_STAGE ? AIOS_SG_NR : 0;
 		size_t bytes = (size_t)ng * AIOS_H_NR * sizeof(struct aios_hist) * t->ncpus;
 		/* other groups: a hash within a 16 MiB budget, 16..1024 entries */
 		long n = (16L << 20) / ((long)sizeof(struct aios_hist) * t->ncpus);

@@ -62,7 +62,7 @@ static bool wait_signal(const sigset_t *set, uint64_t deadline)
 enum { OPT_BY = OPT_CMD_BASE, OPT_JSON, OPT_REAP, OPT_SYSCALLS };
 
 static const struct argp_option hist_options[] = {
-	{ "by", OPT_BY, "GROUP", 0, "Group by op, pid, dev, ctx or qd (default: one group)", 0 },
+	{ "by", OPT_BY, "GROUP", 0, "Group by op, pid, dev, ctx, qd or stage (default: one group)", 0 },
 	{ "interval", 'i', "SEC", 0, "Print every SEC seconds (default: once, at the end)", 0 },
 	{ "count", 'n', "COUNT", 0, "Stop after COUNT intervals (of 1 s unless -i)", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 0 },
@@ -93,6 +93,7 @@ static const char hist_doc[] =
 	"  aioscope hist                        # until Ctrl-C, then print\n"
 	"  aioscope hist -i 1 -n 10 --by op     # every second, reads and writes apart\n"
 	"  aioscope hist --by qd -d 30          # latency by the queue depth at submit\n"
+	"  aioscope hist --by stage             # submit, queue, device, completion, reap\n"
 	"  aioscope hist --reap --syscalls      # also reap latency, syscall batches\n"
 	"  aioscope hist --json -i 5            # a JSON line per group per interval\n";
 
@@ -220,6 +221,11 @@ int cmd_hist(int argc, char **argv)
 		return EXIT_USAGE;
 	if (env.count && !env.interval)
 		env.interval = 1;	/* -n alone: COUNT one-second intervals */
+	if (env.o.hist_by == AIOS_BY_STAGE) {
+		/* the block layer's times, and the reap's in the kernel (its stage) */
+		env.o.stages = true;
+		env.o.hist_reap = true;
+	}
 	rc = tracer_open(&t, &env.o, err, sizeof(err));
 	if (rc) {
 		p_err("%s", err);

@@ -9,7 +9,14 @@
 
 #include "hist_view.h"
 #include "core/format.h"
+#include "core/stages.h"
 #include "collect/tracer.h"
+
+/* hist --by stage: the kernel's stage groups are the core's stages, then the total */
+_Static_assert((int)AIOS_SG_SUBMIT == (int)AIO_STAGE_SUBMIT && (int)AIOS_SG_IOWQ == (int)AIO_STAGE_IOWQ &&
+	       (int)AIOS_SG_QUEUE == (int)AIO_STAGE_QUEUE && (int)AIOS_SG_DEVICE == (int)AIO_STAGE_DEVICE &&
+	       (int)AIOS_SG_COMPLETE == (int)AIO_STAGE_COMPLETE && (int)AIOS_SG_REAP == (int)AIO_STAGE_REAP &&
+	       (int)AIOS_SG_TOTAL == (int)AIO_STAGE_NR, "stage groups and stages differ");
 
 static const char *kind_name(enum aios_hist_kind k)
 {
@@ -41,6 +48,8 @@ static const char *group_label(const struct hist_view *v, enum aios_hist_kind ki
 	case AIOS_BY_CTX:
 		snprintf(buf, len, "0x%llx", (unsigned long long)g);
 		return buf;
+	case AIOS_BY_STAGE:
+		return g == AIOS_SG_TOTAL ? "total" : aio_stage_name((enum aio_stage)g) ?: "?";
 	case AIOS_BY_QD:
 		if (g == 0)
 			snprintf(buf, len, "1");

@@ -251,6 +251,9 @@ static error_t report_hist_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case OPT_R_BY:
 		env->by = opt_group(state, arg);
+		if (env->by == AIOS_BY_STAGE)
+			opt_invalid(state, "--by", arg, "recordings do not keep stages; live: "
+				    "aioscope hist --by stage");
 		break;
 	case 'i':
 		env->interval = opt_seconds(state, "interval", arg, 0.001, 1e6);
@@ -522,6 +525,8 @@ static error_t report_compare_parse(int key, char *arg, struct argp_state *state
 	switch (key) {
 	case OPT_R_BY:
 		env->r.by = opt_group(state, arg);
+		if (env->r.by == AIOS_BY_STAGE)
+			opt_invalid(state, "--by", arg, "recordings do not keep stages");
 		break;
 	case 'j':
 		env->r.json = true;
