@@ -72,6 +72,8 @@ struct aios_req {
 	__u64 queue_ts;		/* its first bio queued */
 	__u64 issue_ts;		/* its first block request issued to the driver */
 	__u64 devdone_ts;	/* its last block request completed by the device */
+	__u64 punt_ts;		/* io_uring: first handed to io-wq */
+	__u64 worker_ts;	/* io_uring: an io-wq worker first started it */
 	__u32 dev;		/* kernel dev_t: i_rdev of device nodes, else s_dev */
 	__u32 pid;		/* submitter tgid */
 	__u32 tid;

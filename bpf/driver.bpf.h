@@ -36,6 +36,22 @@ static __always_inline int on_driver(__u64 id, __s64 res, __u64 lat_ns, __u32 ap
 	return 0;
 }
 
+/* --stages: where aiodev starts a request (its device stage, for pending ones) */
+SEC("?raw_tp/aiodev_submit")
+int BPF_PROG(raw_aiodev_submit, __u64 id, __s64 offset, __u64 len, __s64 res, __u64 lat_ns,
+	     __u32 minor, __u32 op, __u32 api)
+{
+	struct aios_key key = { .id = id };
+	struct aios_req *r;
+
+	if (api != AIOS_API_AIO && !(api == AIOS_API_URING && want_uring))
+		return 0;
+	r = inflight_find(&key);
+	if (r && !r->issue_ts)
+		r->issue_ts = bpf_ktime_get_ns();
+	return 0;
+}
+
 SEC("?raw_tp/aiodev_complete")
 int BPF_PROG(raw_aiodev_complete, __u64 id, __s64 offset, __u64 len, __s64 res, __u64 lat_ns,
 	     __u32 minor, __u32 op, __u32 api)

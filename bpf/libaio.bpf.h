@@ -80,6 +80,8 @@ static __always_inline int on_submit(void *ctx, struct kiocb *kiocb, const struc
 			q->queue_ts = 0;
 			q->issue_ts = 0;
 			q->devdone_ts = 0;
+			q->punt_ts = 0;
+			q->worker_ts = 0;
 			q->bios = 0;
 			q->qd = 0;
 			q->op = op;

@@ -8,7 +8,8 @@
  * request a bio belongs to with the time its first bio was queued, its first block
  * request issued to the driver and its last one completed by the device
  * (queue_ts, issue_ts, devdone_ts), and count its bios. User space cuts the
- * request's life at those times (docs/stages.md).
+ * request's life at those times (docs/stages.md). For io_uring, also when it was
+ * handed to io-wq and when a worker started it (punt_ts, worker_ts).
  *
  * The join is exact: the direct-I/O paths keep the kiocb reachable from each bio,
  * and the bio's completion function says which path made it. Their addresses come
@@ -132,6 +133,49 @@ int BPF_PROG(raw_block_rq_complete, struct request *rq)
 	return 0;
 }
 
+/*
+ * io_uring's io-wq: a request that cannot be issued without blocking (or that the
+ * application marks IOSQE_ASYNC) is handed to a worker thread. The punt has its
+ * tracepoint (io_uring_queue_async_work(req, ...) in every version); the worker's
+ * start is io_wq_submit_work(work), the io_kiocb's own work member. The first of
+ * each counts: a worker may retry a request.
+ */
+SEC("?raw_tp/io_uring_queue_async_work")
+int raw_uring_punt(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct aios_key key = { .id = ctx->args[0] };
+	struct aios_req *r = inflight_find(&key);
+
+	if (r && !r->punt_ts)
+		r->punt_ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline void iowq_start(struct io_wq_work *work)
+{
+	struct aios_key key = {
+		.id = (__u64)((void *)work - bpf_core_field_offset(struct io_kiocb, work)),
+	};
+	struct aios_req *r = inflight_find(&key);
+
+	if (r && r->punt_ts && !r->worker_ts)
+		r->worker_ts = bpf_ktime_get_ns();
+}
+
+SEC("?fentry/io_wq_submit_work")
+int BPF_PROG(fentry_iowq_start, struct io_wq_work *work)
+{
+	iowq_start(work);
+	return 0;
+}
+
+SEC("?kprobe/io_wq_submit_work")
+int BPF_KPROBE(kprobe_iowq_start, struct io_wq_work *work)
+{
+	iowq_start(work);
+	return 0;
+}
+
 static __always_inline __u64 clamp_ts(__u64 t, __u64 lo, __u64 hi)
 {
 	return t < lo ? lo : t > hi ? hi : t;
@@ -145,6 +189,7 @@ static __always_inline __u64 clamp_ts(__u64 t, __u64 lo, __u64 hi)
 static __always_inline void hist_stages(struct aios_req *r, __u64 now)
 {
 	__u64 queue = r->queue_ts, issue = r->issue_ts, dev = r->devdone_ts;
+	__u64 lo = r->ts, punt = 0, worker = 0;
 
 	if (!dev && (r->flags & AIOS_F_DRIVER) && r->done_ts >= r->ts + r->driver_ns) {
 		dev = r->done_ts;
@@ -152,11 +197,17 @@ static __always_inline void hist_stages(struct aios_req *r, __u64 now)
 	}
 	if (!issue || !dev || now < r->ts)
 		return;
+	if (r->punt_ts && r->worker_ts) {
+		punt = clamp_ts(r->punt_ts, lo, now);
+		worker = clamp_ts(r->worker_ts, punt, now);
+		lo = worker;
+		hist_add(AIOS_H_LAT, AIOS_SG_IOWQ, worker - punt);
+	}
 	if (queue)
-		queue = clamp_ts(queue, r->ts, now);
-	issue = clamp_ts(issue, queue ? queue : r->ts, now);
+		queue = clamp_ts(queue, lo, now);
+	issue = clamp_ts(issue, queue ? queue : lo, now);
 	dev = clamp_ts(dev, issue, now);
-	hist_add(AIOS_H_LAT, AIOS_SG_SUBMIT, (queue ? queue : issue) - r->ts);
+	hist_add(AIOS_H_LAT, AIOS_SG_SUBMIT, (queue ? queue : issue) - r->ts - (worker - punt));
 	if (queue)
 		hist_add(AIOS_H_LAT, AIOS_SG_QUEUE, issue - queue);
 	hist_add(AIOS_H_LAT, AIOS_SG_DEVICE, dev - issue);

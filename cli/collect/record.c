@@ -67,6 +67,8 @@ static void req_to_event(const struct aios_req *r, struct tracer_event *e)
 	e->issue_ts = r->issue_ts;
 	e->device_ts = r->devdone_ts;
 	e->bios = r->bios;
+	e->punt_ts = r->punt_ts;
+	e->worker_ts = r->worker_ts;
 	/* aiodev: its own time ends where the driver completed it */
 	if (!e->device_ts && (r->flags & AIOS_F_DRIVER) && r->done_ts >= r->ts &&
 	    r->done_ts - r->ts >= r->driver_ns) {

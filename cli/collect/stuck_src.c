@@ -365,6 +365,8 @@ int stuck_add_tracer(struct stuck_list *l, struct tracer *t, const struct pendin
 	 */
 	if (r) {
 		add_stacks(t, r, q);
+		r->req.stage = q->stage;
+		r->req.stage_ns = q->stage_ns;
 		return 0;
 	}
 	r = stuck_list_add(l);

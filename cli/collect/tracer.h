@@ -259,6 +259,7 @@ enum tracer_join {
 	TRACER_JOIN_BLKDEV_ASYNC,	/* block device, one bio (block/fops.c) */
 	TRACER_JOIN_BLKDEV,		/* block device, several bios */
 	TRACER_JOIN_IOMAP,		/* iomap filesystems: ext4, xfs, ... */
+	TRACER_JOIN_IOWQ,		/* io_uring's punts to io-wq */
 	TRACER_JOIN_NR
 };
 /* Which joins are in place (0 unless opts.stages and the block hooks attached). */

@@ -46,6 +46,7 @@ static const struct {
 	[HK_URING] = { "io_uring", "io_uring requests" },
 	[HK_PURGE] = { "exit", "cleanup of requests never reaped" },
 	[HK_STAGES] = { "block", "the block layer's stages" },
+	[HK_IOWQ] = { "io-wq", "the io-wq stage" },
 };
 
 
@@ -353,9 +354,13 @@ static const struct prog_use prog_table[] = {
 	U(kprobe_aio_complete_rw, M_K, C_RW_ONLY, HK_COMPLETE_RW),
 	U(raw_aiodev_complete, M_F | M_K, C_DRIVER, HK_DRIVER),
 	U(raw_aiodev_cancel, M_F | M_K, C_DRIVER, HK_DRIVER),
+	U(raw_aiodev_submit, M_F | M_K, C_DRIVER | C_STAGES, HK_DRIVER),
 	U(raw_block_rq_complete, M_F | M_K, C_STAGES, HK_STAGES),
 	U(raw_block_rq_issue, M_F | M_K, C_STAGES, HK_STAGES),
 	U(raw_block_bio_queue, M_F | M_K, C_STAGES, HK_STAGES),
+	U(fentry_iowq_start, M_F, C_STAGES | C_URING, HK_IOWQ),
+	U(kprobe_iowq_start, M_K, C_STAGES | C_URING, HK_IOWQ),
+	U(raw_uring_punt, M_F | M_K, C_STAGES | C_URING, HK_IOWQ),
 	U(fexit_aio_read, M_F, C_SUBMIT_RET, HK_SUBMIT_RET),
 	U(fexit_aio_write, M_F, C_SUBMIT_RET, HK_SUBMIT_RET),
 	U(fexit_aio_fsync, M_F, C_SUBMIT_RET | C_COMPLETE, HK_SUBMIT_RET),
@@ -542,11 +547,11 @@ static void set_filters(struct aioscope_bpf *s, const struct tracer_opts *o,
 }
 
 /* the joins' bio completion functions, then that of a split's front part */
-static const char *const end_io_sym[TRACER_JOIN_NR + 1] = {
+static const char *const end_io_sym[TRACER_END_IO_NR] = {
 	[TRACER_JOIN_BLKDEV_ASYNC] = "blkdev_bio_end_io_async",
 	[TRACER_JOIN_BLKDEV] = "blkdev_bio_end_io",
 	[TRACER_JOIN_IOMAP] = "iomap_dio_bio_end_io",
-	[TRACER_JOIN_NR] = "bio_chain_endio",
+	[TRACER_END_IO_CHAIN] = "bio_chain_endio",
 };
 
 const char *tracer_join_name(enum tracer_join j)
@@ -555,21 +560,28 @@ const char *tracer_join_name(enum tracer_join j)
 		[TRACER_JOIN_BLKDEV_ASYNC] = "blkdev-async",
 		[TRACER_JOIN_BLKDEV] = "blkdev",
 		[TRACER_JOIN_IOMAP] = "iomap",
+		[TRACER_JOIN_IOWQ] = "io-wq",
 	};
 
 	return (unsigned int)j < TRACER_JOIN_NR ? name[j] : "?";
+}
+
+static bool hook_in_place(const struct tracer *t, enum hook_id h)
+{
+	return (t->hooks_wanted & HK(h)) && !(t->hooks_missing & HK(h));
 }
 
 unsigned int tracer_stage_joins(const struct tracer *t)
 {
 	unsigned int m = 0;
 
-	if (!t->opts.stages || !(t->hooks_wanted & HK(HK_STAGES)) ||
-	    (t->hooks_missing & HK(HK_STAGES)))
+	if (!t->opts.stages)
 		return 0;
-	for (int j = 0; j < TRACER_JOIN_NR; j++)
+	for (int j = 0; j <= TRACER_JOIN_IOMAP && hook_in_place(t, HK_STAGES); j++)
 		if (t->end_io[j])
 			m |= 1U << j;
+	if (hook_in_place(t, HK_IOWQ))
+		m |= 1U << TRACER_JOIN_IOWQ;
 	return m;
 }
 
@@ -584,10 +596,10 @@ static void stage_symbols(struct tracer *t, struct aioscope_bpf *s)
 
 		t->end_io_read = true;
 		if (f) {
-			ksyms_lookup(f, end_io_sym, t->end_io, TRACER_JOIN_NR + 1);
+			ksyms_lookup(f, end_io_sym, t->end_io, TRACER_END_IO_NR);
 			fclose(f);
 		}
-		for (int j = 0; j < TRACER_JOIN_NR && t->opts.verbose; j++)
+		for (int j = 0; j <= TRACER_JOIN_IOMAP && t->opts.verbose; j++)
 			if (!t->end_io[j])
 				fprintf(stderr, "aioscope: --stages: %s not in /proc/kallsyms: "
 					"%s requests show no block stages\n", end_io_sym[j],
@@ -596,7 +608,7 @@ static void stage_symbols(struct tracer *t, struct aioscope_bpf *s)
 	s->rodata->end_io_blkdev_async = t->end_io[TRACER_JOIN_BLKDEV_ASYNC];
 	s->rodata->end_io_blkdev = t->end_io[TRACER_JOIN_BLKDEV];
 	s->rodata->end_io_iomap = t->end_io[TRACER_JOIN_IOMAP];
-	s->rodata->end_io_chain = t->end_io[TRACER_JOIN_NR];
+	s->rodata->end_io_chain = t->end_io[TRACER_END_IO_CHAIN];
 }
 
 /*

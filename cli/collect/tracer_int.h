@@ -44,13 +44,19 @@ enum hook_id {
 	HK_URING,		/* io_uring's tracepoints: io_uring requests */
 	HK_PURGE,		/* process exit, io_destroy: unreaped records leave */
 	HK_STAGES,		/* the block layer's tracepoints: --stages */
+	HK_IOWQ,		/* io_uring's punts to io-wq and their start: --stages */
 	HK_NR
 };
 
 #define HK(h) (1U << (h))
 /* left out alone when they fail; the others need a fallback or fail the mode */
 #define HK_PLAIN_OPTIONAL (HK(HK_SUBMIT_RET) | HK(HK_SUBMIT_BATCH) | HK(HK_CANCEL) | \
-			   HK(HK_DRIVER) | HK(HK_URING) | HK(HK_PURGE) | HK(HK_STAGES))
+			   HK(HK_DRIVER) | HK(HK_URING) | HK(HK_PURGE) | HK(HK_STAGES) | \
+			   HK(HK_IOWQ))
+
+/* the block joins' bio completion functions (enum tracer_join), then bio_chain_endio */
+#define TRACER_END_IO_CHAIN	(TRACER_JOIN_IOMAP + 1)
+#define TRACER_END_IO_NR	(TRACER_END_IO_CHAIN + 1)
 
 struct tracer {
 	struct aioscope_bpf *skel;
@@ -69,7 +75,7 @@ struct tracer {
 	bool preemptible;		/* the kernel preempts BPF programs: 3 twins */
 	uint64_t attached_ns;		/* every hook attached (tracer_now_ns) */
 	/* opts.stages: the direct-I/O paths' bio completion functions (0: none) */
-	uint64_t end_io[TRACER_JOIN_NR + 1];	/* + bio_chain_endio */
+	uint64_t end_io[TRACER_END_IO_NR];
 	bool end_io_read;		/* kallsyms was read for them */
 	int cgroup_fd;
 	int ncpus;

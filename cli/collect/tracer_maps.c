@@ -22,7 +22,28 @@ _Static_assert(TRACER_COMM_LEN == AIOS_COMM_LEN, "comm lengths differ");
 _Static_assert(sizeof(((struct aios_req *)0)->kstack) ==
 	       sizeof(((struct pending_req *)0)->kstack_id), "stack id sizes differ");
 
-static int inflight_one(const struct aios_req *r, tracer_inflight_fn cb, void *ctx)
+/* Where @r is now, and since when (the stage hooks' times, latest first). */
+static void inflight_stage(const struct aios_req *r, bool stages, struct pending_req *f)
+{
+	const struct { __u64 ts; enum pending_stage s; } at[] = {
+		{ r->devdone_ts, PEND_STAGE_COMPLETING }, { r->issue_ts, PEND_STAGE_DEVICE },
+		{ r->queue_ts, PEND_STAGE_QUEUED }, { r->worker_ts, PEND_STAGE_IOWQ },
+		{ r->punt_ts, PEND_STAGE_IOWQ_WAIT }, { r->ts, PEND_STAGE_SUBMITTED },
+	};
+
+	f->stage = PEND_STAGE_UNKNOWN;
+	f->stage_ns = 0;
+	for (size_t i = 0; stages && i < sizeof(at) / sizeof(at[0]); i++) {
+		if (at[i].ts) {
+			f->stage = at[i].s;
+			f->stage_ns = at[i].ts;
+			return;
+		}
+	}
+}
+
+static int inflight_one(const struct aios_req *r, bool stages, tracer_inflight_fn cb,
+			void *ctx)
 {
 	struct pending_req f = {
 		.id = r->id, .submit_ns = r->ts, .ctx = r->ctx, .obj = r->obj,
@@ -35,6 +56,7 @@ static int inflight_one(const struct aios_req *r, tracer_inflight_fn cb, void *c
 
 	memcpy(f.comm, r->comm, TRACER_COMM_LEN);
 	f.comm[TRACER_COMM_LEN - 1] = 0;
+	inflight_stage(r, stages, &f);
 	return cb(ctx, &f);
 }
 
@@ -56,13 +78,14 @@ static int inflight_batch(void *ctx, bool first, void *keys, void *vals, uint32_
 struct inflight_cb {
 	tracer_inflight_fn cb;
 	void *ctx;
+	bool stages;
 };
 
 static int inflight_each(void *ctx, const void *val)
 {
 	const struct inflight_cb *e = ctx;
 
-	return inflight_one(val, e->cb, e->ctx);
+	return inflight_one(val, e->stages, e->cb, e->ctx);
 }
 
 /* A slot as the first pass of a scan found it: which, at which write, holding what. */
@@ -114,7 +137,8 @@ int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
 	int fd = bpf_map__fd(t->skel->maps.inflight);
 	uint32_t cap = bpf_map__max_entries(t->skel->maps.inflight);
 	struct inflight_lookup lk = { .fd = fd };
-	struct inflight_cb each = { .cb = cb, .ctx = ctx };
+	struct inflight_cb each = { .cb = cb, .ctx = ctx,
+				    .stages = tracer_stage_joins(t) || t->opts.stages };
 	size_t nseen;
 	int n, rc;
 
@@ -153,7 +177,7 @@ int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
 		    __atomic_load_n(&s->kiocb, __ATOMIC_RELAXED) != e->r.id)
 			continue;	/* completed (or replaced) during the scan */
 		n++;
-		rc = inflight_one(&e->r, cb, ctx);
+		rc = inflight_one(&e->r, each.stages, cb, ctx);
 		if (rc)
 			return rc;
 	}

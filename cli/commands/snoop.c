@@ -140,18 +140,18 @@ static void stages_report(struct tracer *t, FILE *f)
 	const char *sep = "";
 
 	if (!m) {
-		fprintf(f, "stages: no block-layer join on this kernel (see -v): device stages "
-			"of aiodev requests only\n");
+		fprintf(f, "stages: no join on this kernel (see -v): device stages of aiodev "
+			"requests only\n");
 		return;
 	}
-	fprintf(f, "stages: block-layer joins ");
+	fprintf(f, "stages: joins ");
 	for (int j = 0; j < TRACER_JOIN_NR; j++) {
 		if (m & (1U << j)) {
 			fprintf(f, "%s%s", sep, tracer_join_name((enum tracer_join)j));
 			sep = ", ";
 		}
 	}
-	fprintf(f, "; io-wq and io_uring reap times are not split yet\n");
+	fprintf(f, "; io_uring reap times are not split yet\n");
 }
 
 /* "stage_joins": ["blkdev-async", ...] */

@@ -17,7 +17,8 @@
 static void event_stages(const struct tracer_event *e, struct aio_stages *st)
 {
 	struct aio_stage_bounds b = {
-		.start = e->submit_ns, .queue = e->queue_ts, .issue = e->issue_ts,
+		.start = e->submit_ns, .punt = e->punt_ts, .worker = e->worker_ts,
+		.queue = e->queue_ts, .issue = e->issue_ts,
 		.device = e->device_ts, .complete = e->ts_ns,
 		.reap = e->reap_ns == TRACER_REAP_NONE ? 0 : e->ts_ns + e->reap_ns,
 	};

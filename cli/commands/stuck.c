@@ -221,7 +221,7 @@ static int stuck_parse(int argc, char **argv)
 /* --watch: the tracer as well, or NULL (the debugfs listing works without it). */
 static struct tracer *stuck_tracer(void)
 {
-	struct tracer_opts to = { .inflight = true, .pid = env.pid,
+	struct tracer_opts to = { .inflight = true, .stages = true, .pid = env.pid,
 				  .stacks = env.stack, .verbose = env.verbose };
 	struct tracer *tr = NULL;
 	char msg[256] = "";

@@ -84,22 +84,48 @@ static void print_stacks(FILE *f, const struct stuck_req *r)
 	free(m);
 }
 
+/*
+ * How long @r has been in its stage, at the time its age was taken: submitted at
+ * now - age_ns, in the stage since stage_ns (same clock).
+ */
+static uint64_t stage_age(const struct stuck_req *r)
+{
+	uint64_t in = r->req.stage_ns - r->req.submit_ns;	/* submit -> stage */
+
+	return r->req.stage_ns >= r->req.submit_ns && in <= r->age_ns ? r->age_ns - in : 0;
+}
+
+/* "device 1.204s": the stage and how long it has been in it; "-" unknown */
+static void fmt_stage(char *buf, size_t sz, const struct stuck_req *r)
+{
+	const char *name = pending_stage_name(r->req.stage);
+	char age[32];
+
+	if (!name || !r->req.stage_ns) {
+		snprintf(buf, sz, "-");
+		return;
+	}
+	fmt_age(age, sizeof(age), stage_age(r));
+	snprintf(buf, sz, "%s %s", name, age);
+}
+
 void stuck_print_plain(FILE *f, const struct stuck_list *l, bool stacks)
 {
-	fprintf(f, "%-9s %7s %7s %-15s %-5s %-6s %-16s %12s %8s %s\n",
-		"AGE", "PID", "TID", "COMM", "API", "OP", "DEVICE/FILE",
+	fprintf(f, "%-9s %-18s %7s %7s %-15s %-5s %-6s %-16s %12s %8s %s\n",
+		"AGE", "STAGE", "PID", "TID", "COMM", "API", "OP", "DEVICE/FILE",
 		"OFFSET", "BYTES", "REQUEST");
 	for (size_t i = 0; i < l->n; i++) {
 		const struct stuck_req *r = &l->v[i];
 		const struct pending_req *q = &r->req;
-		char age[32], comm[sizeof(q->comm) * 4], path[STUCK_PATH_LEN * 4];
+		char age[32], stage[48], comm[sizeof(q->comm) * 4], path[STUCK_PATH_LEN * 4];
 
 		fmt_age(age, sizeof(age), r->age_ns);
+		fmt_stage(stage, sizeof(stage), r);
 		/* names chosen by other users reach the terminal escaped */
 		aio_fmt_term(comm, sizeof(comm), q->comm);
 		aio_fmt_term(path, sizeof(path), r->path);
-		fprintf(f, "%-9s %7d %7d %-15s %-5s %-6s %-16s %12" PRIu64 " %8" PRIu64
-			" 0x%" PRIx64 "%s%s\n", age, q->pid, q->tid, comm,
+		fprintf(f, "%-9s %-18s %7d %7d %-15s %-5s %-6s %-16s %12" PRIu64 " %8" PRIu64
+			" 0x%" PRIx64 "%s%s\n", age, stage, q->pid, q->tid, comm,
 			r->has_api ? stuck_api_name(r) : "-", stuck_op_name(r), path,
 			(uint64_t)q->offset, q->bytes, q->id, r->stalled == 1 ? " stalled" : "",
 			stacks && r->src == STUCK_SRC_DEBUGFS && r->nr_kstack < 0 &&
@@ -124,6 +150,13 @@ void stuck_json_req(struct aio_json *j, const struct stuck_req *r, bool stacks)
 	aio_json_u64_field(j, "offset", (uint64_t)q->offset);
 	aio_json_u64_field(j, "bytes", q->bytes);
 	aio_json_u64_field(j, "age_ns", r->age_ns);
+	if (pending_stage_name(q->stage) && q->stage_ns) {
+		aio_json_string_field(j, "stage", pending_stage_name(q->stage));
+		aio_json_u64_field(j, "stage_age_ns", stage_age(r));
+	} else {
+		aio_json_null_field(j, "stage");
+		aio_json_null_field(j, "stage_age_ns");
+	}
 	if (r->stalled < 0)
 		aio_json_null_field(j, "stalled");
 	else

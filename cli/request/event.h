@@ -62,6 +62,7 @@ struct tracer_event {
 	 * device (the last block request, or aiodev's completion); its bios.
 	 */
 	uint64_t queue_ts, issue_ts, device_ts;
+	uint64_t punt_ts, worker_ts;	/* io_uring: handed to io-wq, a worker started it */
 	uint32_t bios;
 };
 

@@ -23,6 +23,20 @@
 #include "event.h"
 
 /*
+ * Where a pending request is now (docs/stages.md), when the tracer follows the
+ * stages (opts.stages); unknown otherwise, and for a debugfs entry alone.
+ */
+enum pending_stage {
+	PEND_STAGE_UNKNOWN,
+	PEND_STAGE_SUBMITTED,	/* submitted; no bio queued, not issued */
+	PEND_STAGE_IOWQ_WAIT,	/* io_uring: handed to io-wq, no worker has it yet */
+	PEND_STAGE_IOWQ,	/* io_uring: an io-wq worker has it */
+	PEND_STAGE_QUEUED,	/* a bio queued in the block layer, not issued */
+	PEND_STAGE_DEVICE,	/* issued to the device (or aiodev has it) */
+	PEND_STAGE_COMPLETING,	/* the device completed it; the event is not posted */
+};
+
+/*
  * One pending request. Times are CLOCK_MONOTONIC ns, the tracer's clock and
  * aiodev's (ktime_get_ns): age = tracer_now_ns() - submit_ns.
  */
@@ -46,6 +60,8 @@ struct pending_req {
 	/* the tracer's opts.stacks: ids for tracer_stack_read() of the stacks at
 	 * submit; -1 none */
 	int32_t kstack_id, ustack_id;
+	enum pending_stage stage;
+	uint64_t stage_ns;	/* when it entered that stage (0: unknown) */
 };
 
 enum stuck_source {
@@ -90,6 +106,18 @@ static inline bool stuck_same_request(const struct stuck_req *d, uint64_t tracer
 				      int32_t tracer_pid, bool by_user_iocb)
 {
 	return (by_user_iocb ? d->req.obj : d->req.id) == tracer_id && d->req.pid == tracer_pid;
+}
+
+/* "submitted", "iowq-wait", "iowq", "queued", "device", "completing"; NULL unknown */
+static inline const char *pending_stage_name(enum pending_stage s)
+{
+	static const char *const name[] = {
+		[PEND_STAGE_SUBMITTED] = "submitted", [PEND_STAGE_IOWQ_WAIT] = "iowq-wait",
+		[PEND_STAGE_IOWQ] = "iowq", [PEND_STAGE_QUEUED] = "queued",
+		[PEND_STAGE_DEVICE] = "device", [PEND_STAGE_COMPLETING] = "completing",
+	};
+
+	return (unsigned int)s < sizeof(name) / sizeof(name[0]) ? name[s] : NULL;
 }
 
 /* The words of op and api (the views' only way to them); api NULL when none named. */
