@@ -151,28 +151,35 @@ int raw_uring_punt(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-static __always_inline void iowq_start(struct io_wq_work *work)
+/* @work: the address of an io_kiocb's work member, as a plain number */
+static __always_inline void iowq_start(__u64 work)
 {
-	struct aios_key key = {
-		.id = (__u64)((void *)work - bpf_core_field_offset(struct io_kiocb, work)),
-	};
+	struct aios_key key = { .id = work - bpf_core_field_offset(struct io_kiocb, work) };
 	struct aios_req *r = inflight_find(&key);
 
 	if (r && r->punt_ts && !r->worker_ts)
 		r->worker_ts = bpf_ktime_get_ns();
 }
 
+/*
+ * The argument is read as a number: the verifier types a trampoline's argument as
+ * a pointer to its struct, and hashing it into a slot index is pointer arithmetic
+ * it refuses.
+ */
 SEC("?fentry/io_wq_submit_work")
-int BPF_PROG(fentry_iowq_start, struct io_wq_work *work)
+int fentry_iowq_start(__u64 *ctx)
 {
+	__u64 work = 0;
+
+	bpf_probe_read_kernel(&work, sizeof(work), ctx);
 	iowq_start(work);
 	return 0;
 }
 
 SEC("?kprobe/io_wq_submit_work")
-int BPF_KPROBE(kprobe_iowq_start, struct io_wq_work *work)
+int BPF_KPROBE(kprobe_iowq_start, void *work)
 {
-	iowq_start(work);
+	iowq_start((__u64)work);
 	return 0;
 }
 

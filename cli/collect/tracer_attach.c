@@ -753,8 +753,10 @@ static int choose_programs(struct tracer *t, struct aioscope_bpf *s, enum tracer
 	}
 	t->hooks_wanted = 0;
 	for (size_t i = 0; i < NPROGS; i++) {
+		/* a hook left out (its program failed to load or attach) stays out */
 		bool on = (prog_table[i].modes & (1U << mode)) &&
-			  (prog_table[i].need & cond) == prog_table[i].need;
+			  (prog_table[i].need & cond) == prog_table[i].need &&
+			  !(t->hooks_missing & HK(prog_hook(mode, i)));
 
 		bpf_program__set_autoload(prog_of(s, i), on);
 		if (on)
