@@ -51,13 +51,22 @@ static int on_event(void *ctx, const struct tracer_event *e)
 	FUZZ_CHECK(utf8_valid(line, n), "JSON line is not UTF-8: %s", line);
 	FUZZ_CHECK(json_valid(line, n - 1) && line[0] == '{', "invalid JSON line: %s", line);
 	FUZZ_CHECK(!memchr(line, '\n', n - 1), "newline inside a JSON line");
-	/* snoop: columns; whole, and nothing a terminal would act on */
-	n = snoop_line(line, sizeof(line), e, false, st->clock, st->clock ^ e->ts_ns);
-	FUZZ_CHECK(n > 1 && n < sizeof(line) - 1 && line[n - 1] == '\n', "text line of %zu", n);
-	FUZZ_CHECK(utf8_valid(line, n), "text line is not UTF-8: %s", line);
-	for (size_t i = 0; i + 1 < n; i++)
-		FUZZ_CHECK((unsigned char)line[i] >= 0x20 && line[i] != 0x7f,
-			   "control byte 0x%02x in a text line", (unsigned char)line[i]);
+	/* snoop --stages --json: the same, with the stages object */
+	n = snoop_stage_line(line, sizeof(line), e, true, st->clock, st->clock ^ e->ts_ns);
+	FUZZ_CHECK(n > 2 && n < sizeof(line) && line[n - 1] == '\n' && line[n] == '\0',
+		   "stage JSON line of %zu bytes", n);
+	FUZZ_CHECK(json_valid(line, n - 1) && line[0] == '{', "invalid stage JSON line: %s", line);
+	/* snoop (--stages): columns; whole, and nothing a terminal would act on */
+	for (int stages = 0; stages < 2; stages++) {
+		n = (stages ? snoop_stage_line : snoop_line)(line, sizeof(line), e, false,
+							     st->clock, st->clock ^ e->ts_ns);
+		FUZZ_CHECK(n > 1 && n < sizeof(line) - 1 && line[n - 1] == '\n',
+			   "text line of %zu", n);
+		FUZZ_CHECK(utf8_valid(line, n), "text line is not UTF-8: %s", line);
+		for (size_t i = 0; i + 1 < n; i++)
+			FUZZ_CHECK((unsigned char)line[i] >= 0x20 && line[i] != 0x7f,
+				   "control byte 0x%02x in a text line", (unsigned char)line[i]);
+	}
 	st->seen++;
 	return st->stop_after && st->seen >= st->stop_after ? -1 : 0;
 }

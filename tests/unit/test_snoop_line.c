@@ -253,11 +253,91 @@ static void test_snoop_line_no_room(void)
 		"capacity 0 wrote");
 }
 
+/* snoop --stages: a block request, aiodev, io-wq, and a request with no stage seen */
+static const struct tracer_event stage_cases[] = {
+	{	/* O_DIRECT read of a block device: every stage, reaped 50 us later */
+		.ts_ns = 2000000, .submit_ns = 1000000, .lat_ns = 1000000, .reap_ns = 50000,
+		.driver_ns = TRACER_DRIVER_NONE, .queue_ts = 1000300, .issue_ts = 1000700,
+		.device_ts = 1999000, .bios = 2, .dev = DEV(254, 0), .pid = 7, .tid = 7,
+		.bytes = 8192, .res = 8192, .api = AIOS_API_AIO, .op = AIOS_OP_READ,
+		.state = AIOS_DONE, .comm = "db" },
+	{	/* aiodev: the driver's own time, no block layer, io_uring: no reap */
+		.ts_ns = 3000100, .submit_ns = 1000000, .lat_ns = 2000100,
+		.reap_ns = TRACER_REAP_NONE, .driver_ns = 2000000, .issue_ts = 1000050,
+		.device_ts = 3000050, .dev = DEV(246, 0), .pid = 8, .tid = 9, .bytes = 4096,
+		.res = 4096, .api = AIOS_API_URING, .op = AIOS_OP_WRITE, .state = AIOS_DONE,
+		.comm = "fio" },
+	{	/* io_uring punted to io-wq */
+		.ts_ns = 900, .submit_ns = 100, .lat_ns = 800, .reap_ns = TRACER_REAP_NONE,
+		.driver_ns = TRACER_DRIVER_NONE, .punt_ts = 150, .worker_ts = 450,
+		.queue_ts = 500, .issue_ts = 510, .device_ts = 850, .bios = 1,
+		.api = AIOS_API_URING, .op = AIOS_OP_READ, .state = AIOS_DONE, .comm = "w" },
+	{	/* buffered: no stage seen */
+		.ts_ns = 500, .submit_ns = 100, .lat_ns = 400, .reap_ns = TRACER_REAP_NONE,
+		.driver_ns = TRACER_DRIVER_NONE, .api = AIOS_API_AIO, .op = AIOS_OP_WRITE,
+		.state = AIOS_ERROR, .res = -5, .comm = "b" },
+};
+
+static const char *const stage_expected[][2] = {
+	{ "{\"ts_ns\":2000000,\"pid\":7,\"tid\":7,\"comm\":\"db\",\"api\":\"aio\",\"op\":\"read\","
+	  "\"dev\":\"254:0\",\"ino\":0,\"offset\":0,\"bytes\":8192,\"res\":8192,"
+	  "\"lat_ns\":1000000,\"reap_ns\":50000,\"driver_ns\":null,\"state\":\"done\","
+	  "\"id\":\"0x0\",\"ctx\":\"0x0\",\"data\":0,\"cancel\":null,\"stages\":"
+	  "{\"submit_ns\":300,\"iowq_ns\":null,\"queue_ns\":400,\"device_ns\":998300,"
+	  "\"complete_ns\":1000,\"reap_ns\":50000,\"bios\":2}}\n",
+	  "0.002000     db                     7 aio   read   254:0         8192     8192"
+	  "     1000.0       0.3         -       0.4     998.3       1.0      50.0    2 done\n" },
+	{ "{\"ts_ns\":3000100,\"pid\":8,\"tid\":9,\"comm\":\"fio\",\"api\":\"uring\","
+	  "\"op\":\"write\",\"dev\":\"246:0\",\"ino\":0,\"offset\":0,\"bytes\":4096,"
+	  "\"res\":4096,\"lat_ns\":2000100,\"reap_ns\":null,\"driver_ns\":2000000,"
+	  "\"state\":\"done\",\"id\":\"0x0\",\"ctx\":\"0x0\",\"data\":0,\"cancel\":null,"
+	  "\"stages\":{\"submit_ns\":50,\"iowq_ns\":null,\"queue_ns\":null,"
+	  "\"device_ns\":2000000,\"complete_ns\":50,\"reap_ns\":null,\"bios\":null}}\n",
+	  "0.003000     fio                    8 uring write  246:0         4096     4096"
+	  "     2000.1       0.1         -         -    2000.0       0.1         -    - done\n" },
+	{ "{\"ts_ns\":900,\"pid\":0,\"tid\":0,\"comm\":\"w\",\"api\":\"uring\",\"op\":\"read\","
+	  "\"dev\":\"0:0\",\"ino\":0,\"offset\":0,\"bytes\":0,\"res\":0,\"lat_ns\":800,"
+	  "\"reap_ns\":null,\"driver_ns\":null,\"state\":\"done\",\"id\":\"0x0\","
+	  "\"ctx\":\"0x0\",\"data\":0,\"cancel\":null,\"stages\":{\"submit_ns\":100,"
+	  "\"iowq_ns\":300,\"queue_ns\":10,\"device_ns\":340,\"complete_ns\":50,"
+	  "\"reap_ns\":null,\"bios\":1}}\n",
+	  "0.000001     w                      0 uring read   0:0              0        0"
+	  "        0.8       0.1       0.3       0.0       0.3       0.1         -    1 done\n" },
+	{ "{\"ts_ns\":500,\"pid\":0,\"tid\":0,\"comm\":\"b\",\"api\":\"aio\",\"op\":\"write\","
+	  "\"dev\":\"0:0\",\"ino\":0,\"offset\":0,\"bytes\":0,\"res\":-5,\"lat_ns\":400,"
+	  "\"reap_ns\":null,\"driver_ns\":null,\"state\":\"error\",\"id\":\"0x0\","
+	  "\"ctx\":\"0x0\",\"data\":0,\"cancel\":null,\"stages\":{\"submit_ns\":null,"
+	  "\"iowq_ns\":null,\"queue_ns\":null,\"device_ns\":null,\"complete_ns\":null,"
+	  "\"reap_ns\":null,\"bios\":null}}\n",
+	  "0.000001     b                      0 aio   write  0:0              0       -5"
+	  "        0.4         -         -         -         -         -         -    - error\n" },
+};
+
+/* every stage case in both forms, byte for byte; the stages sum to the latency */
+static void test_snoop_line_stages(void)
+{
+	char line[SNOOP_LINE_MAX];
+
+	for (size_t i = 0; i < sizeof(stage_cases) / sizeof(stage_cases[0]); i++) {
+		for (int json = 1; json >= 0; json--) {
+			const char *want = stage_expected[i][!json];
+			size_t n = snoop_stage_line(line, sizeof(line), &stage_cases[i], json,
+						    0, 0);
+
+			UASSERT(!strcmp(line, want), "case %zu %s:\n got  %s want %s", i,
+				json ? "json" : "text", line, want);
+			UASSERT(n == strlen(want), "case %zu %s: length", i,
+				json ? "json" : "text");
+		}
+	}
+}
+
 int main(void)
 {
 	RUN(test_snoop_line_golden);
 	RUN(test_snoop_line_longest_fits);
 	RUN(test_snoop_line_truncated);
 	RUN(test_snoop_line_no_room);
+	RUN(test_snoop_line_stages);
 	return unit_done("snoop_line");
 }
