@@ -354,6 +354,21 @@ static struct stuck_req *debugfs_twin(struct stuck_list *l, const struct pending
 	return NULL;
 }
 
+/*
+ * How long @q, pending @age_ns, has been in its stage: the time from its submit to
+ * the stage, by the tracer's clock, taken from an age (the tracer's, or the debugfs
+ * listing's when the entry is the listing's: its times are those of that read).
+ */
+static uint64_t stage_age(const struct pending_req *q, uint64_t age_ns)
+{
+	uint64_t in;	/* submit -> the stage */
+
+	if (!q->stage_ns || q->stage_ns < q->submit_ns)
+		return 0;
+	in = q->stage_ns - q->submit_ns;
+	return in <= age_ns ? age_ns - in : 0;
+}
+
 int stuck_add_tracer(struct stuck_list *l, struct tracer *t, const struct pending_req *q,
 		     uint64_t age_ns, bool by_user_iocb)
 {
@@ -367,6 +382,7 @@ int stuck_add_tracer(struct stuck_list *l, struct tracer *t, const struct pendin
 		add_stacks(t, r, q);
 		r->req.stage = q->stage;
 		r->req.stage_ns = q->stage_ns;
+		r->stage_age_ns = stage_age(q, r->age_ns);
 		return 0;
 	}
 	r = stuck_list_add(l);
@@ -376,6 +392,7 @@ int stuck_add_tracer(struct stuck_list *l, struct tracer *t, const struct pendin
 	add_stacks(t, r, q);
 	r->src = STUCK_SRC_TRACER;
 	r->age_ns = age_ns;
+	r->stage_age_ns = stage_age(q, age_ns);
 	r->has_api = true;
 	top_file_name(q->pid, q->dev, q->ino, r->path, sizeof(r->path));
 	return 0;

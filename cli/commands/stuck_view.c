@@ -84,17 +84,6 @@ static void print_stacks(FILE *f, const struct stuck_req *r)
 	free(m);
 }
 
-/*
- * How long @r has been in its stage, at the time its age was taken: submitted at
- * now - age_ns, in the stage since stage_ns (same clock).
- */
-static uint64_t stage_age(const struct stuck_req *r)
-{
-	uint64_t in = r->req.stage_ns - r->req.submit_ns;	/* submit -> stage */
-
-	return r->req.stage_ns >= r->req.submit_ns && in <= r->age_ns ? r->age_ns - in : 0;
-}
-
 /* "device 1.204s": the stage and how long it has been in it; "-" unknown */
 static void fmt_stage(char *buf, size_t sz, const struct stuck_req *r)
 {
@@ -105,7 +94,7 @@ static void fmt_stage(char *buf, size_t sz, const struct stuck_req *r)
 		snprintf(buf, sz, "-");
 		return;
 	}
-	fmt_age(age, sizeof(age), stage_age(r));
+	fmt_age(age, sizeof(age), r->stage_age_ns);
 	snprintf(buf, sz, "%s %s", name, age);
 }
 
@@ -152,7 +141,7 @@ void stuck_json_req(struct aio_json *j, const struct stuck_req *r, bool stacks)
 	aio_json_u64_field(j, "age_ns", r->age_ns);
 	if (pending_stage_name(q->stage) && q->stage_ns) {
 		aio_json_string_field(j, "stage", pending_stage_name(q->stage));
-		aio_json_u64_field(j, "stage_age_ns", stage_age(r));
+		aio_json_u64_field(j, "stage_age_ns", r->stage_age_ns);
 	} else {
 		aio_json_null_field(j, "stage");
 		aio_json_null_field(j, "stage_age_ns");

@@ -76,6 +76,7 @@ enum stuck_source {
 struct stuck_req {
 	struct pending_req req;
 	uint64_t age_ns;	/* its age when its source was read */
+	uint64_t stage_age_ns;	/* how long it had been in req.stage then */
 	int stalled;		/* 1 stalled by stall_every, 0 not, -1 unknown */
 	enum stuck_source src;
 	bool has_api;		/* false: a listing line that named no api */
