@@ -13,19 +13,6 @@
 #include "core/stages.h"
 #include "snoop_line.h"
 
-/* @e's stages (core/stages.h) */
-static void event_stages(const struct tracer_event *e, struct aio_stages *st)
-{
-	struct aio_stage_bounds b = {
-		.start = e->submit_ns, .punt = e->punt_ts, .worker = e->worker_ts,
-		.queue = e->queue_ts, .issue = e->issue_ts,
-		.device = e->device_ts, .complete = e->ts_ns,
-		.reap = e->reap_ns == TRACER_REAP_NONE ? 0 : e->ts_ns + e->reap_ns,
-	};
-
-	aio_stages_split(&b, st);
-}
-
 /* a stage's member: its ns, or null */
 #define STAGE_MEMBER(j, st, s, name)					\
 	do {								\
@@ -41,7 +28,7 @@ static void json_stages(struct aio_json *j, const struct tracer_event *e)
 {
 	struct aio_stages st;
 
-	event_stages(e, &st);
+	tracer_event_stages(e, &st);
 	aio_json_key(j, AIO_JSON_KEY("stages"));
 	aio_json_start_object(j);
 	STAGE_MEMBER(j, &st, AIO_STAGE_SUBMIT, "submit_ns");
@@ -215,7 +202,7 @@ static size_t stage_text_line(char *buf, size_t cap, const struct tracer_event *
 	struct aio_stages st;
 	struct aio_buf b;
 
-	event_stages(e, &st);
+	tracer_event_stages(e, &st);
 	aio_buf_init(&b, buf, cap);
 	col(&b, ts, (size_t)aio_fmt_fixed(ts, sizeof(ts), rel, 1000000000, 6), -12);
 	aio_fmt_term(comm, sizeof(comm), e->comm);

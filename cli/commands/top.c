@@ -44,6 +44,7 @@ static struct top_env {
 	double interval_s;
 	long count;
 	bool batch, json, verbose;
+	bool stages;		/* --stages: each row's dominant stage */
 	uint64_t stuck_ms;
 	int pid;
 	enum aio_group group;
@@ -134,6 +135,7 @@ static uint64_t collect_now(const struct top_collect *c)
 static int on_event(void *ctx, const struct tracer_event *e)
 {
 	struct top_collect *c = ctx;
+	struct aio_stages st;
 	struct aio_req r = {
 		.id = e->id ? e->id : 1,
 		.ts_ns = e->submit_ns,
@@ -152,10 +154,14 @@ static int on_event(void *ctx, const struct tracer_event *e)
 		return 0;	/* the dashboard is about asynchronous requests */
 	memcpy(r.comm, e->comm, sizeof(r.comm));
 	r.comm[sizeof(r.comm) - 1] = '\0';
+	if (env.stages)
+		tracer_event_stages(e, &st);
 	for (int g = 0; g < AIO_GROUP_NR; g++) {
 		int rc = aio_table_complete(c->tab[g], &r, e->res > 0 ? (uint64_t)e->res : 0,
 					    e->res, e->lat_ns, e->state == AIOS_CANCELLED);
 
+		if (!rc && env.stages)
+			rc = aio_table_stages(c->tab[g], &r, &st);
 		if (rc) {
 			c->err = rc;
 			return rc;
@@ -518,6 +524,8 @@ static void map_row(const struct aio_row *a, enum aio_group g, struct top_row *r
 	r->r_s = a->reads_s;
 	r->w_s = a->writes_s;
 	r->mb_s = a->bytes_s / 1e6;
+	r->stage = a->top_stage;
+	r->stage_share = a->top_stage_share;
 }
 
 /* Apply the view's sort and filter to the current table and copy its rows. */
@@ -569,6 +577,8 @@ static void map_totals(struct top_collect *c, struct top_frame *fr, uint64_t int
 	t->mb_s = t->interval_s > 0 ? (t->read_bytes + t->write_bytes) / t->interval_s / 1e6 : 0;
 	t->inflight = c->tot_now;
 	t->max_inflight = c->tot_max;
+	t->stage = sum.top_stage;
+	t->stage_share = sum.top_stage_share;
 	if (lat.count) {
 		double mean;
 
@@ -593,6 +603,7 @@ static void map_totals(struct top_collect *c, struct top_frame *fr, uint64_t int
 	fr->nspark = c->nspark;
 	fr->elapsed_s = (c->last_end_ns - c->start_ns) / 1e9;
 	fr->mode = c->mode;
+	fr->stages = env.stages;
 	fr->ts_ns = c->rp ? c->last_end_ns + (c->rp->rec->hdr.start_real_ns -
 					       c->rp->rec->hdr.start_mono_ns) : realtime_ns();
 }
@@ -606,6 +617,20 @@ static void json_lat(struct aio_json *j, const char *name, uint64_t v)
 		aio_json_u64_field(j, name, v);
 	else
 		aio_json_null_field(j, name);
+}
+
+/* "stage": the stage with the most time, "stage_share": its share; null if none */
+static void json_stage(struct aio_json *j, int stage, double share)
+{
+	if (!env.stages)
+		return;
+	if (stage >= 0) {
+		aio_json_string_field(j, "stage", aio_stage_name((enum aio_stage)stage));
+		aio_json_double_field(j, "stage_share", share);
+	} else {
+		aio_json_null_field(j, "stage");
+		aio_json_null_field(j, "stage_share");
+	}
 }
 
 static void json_row(struct aio_json *j, const struct top_row *r, enum aio_group g)
@@ -631,6 +656,7 @@ static void json_row(struct aio_json *j, const struct top_row *r, enum aio_group
 	aio_json_u64_field(j, "errors", r->errors);
 	aio_json_u64_field(j, "cancelled", r->cancelled);
 	aio_json_u64_field(j, "stuck", r->stuck);
+	json_stage(j, r->stage, r->stage_share);
 	aio_json_end_object(j);
 }
 
@@ -666,6 +692,7 @@ static void batch_json(const struct top_frame *fr)
 	aio_json_u64_field(&j, "lost", t->lost);
 	aio_json_u64_field(&j, "reconciled", t->reconciled);
 	aio_json_u64_field(&j, "stuck", t->stuck);
+	json_stage(&j, t->stage, t->stage_share);
 	aio_json_end_object(&j);
 	aio_json_name(&j, "rows");
 	aio_json_start_array(&j);
@@ -684,6 +711,7 @@ static void batch_plain(const struct top_view_state *st, const struct top_frame 
 {
 	const struct top_totals *t = &fr->tot;
 	char line[1024], a[32], b[32], c[32], d[32], e[32];
+	struct top_layout layout;
 	time_t now = (time_t)(fr->ts_ns / 1000000000ULL);
 	struct tm tm;
 
@@ -703,12 +731,17 @@ static void batch_plain(const struct top_view_state *st, const struct top_frame 
 	top_fmt_ns(d, sizeof(d), t->max_ns);
 	top_fmt_count(e, sizeof(e), t->stuck);
 	printf("lat avg %s p50 %s p99 %s max %s  err %" PRIu64 "  cncl %" PRIu64
-	       "  lost %" PRIu64 "  stuck %s\n", a, b, c, d, t->errors, t->cancelled,
+	       "  lost %" PRIu64 "  stuck %s", a, b, c, d, t->errors, t->cancelled,
 	       t->lost, e);
-	top_fmt_header(line, sizeof(line), NULL);
+	if (fr->stages && t->stage >= 0)
+		printf("  stage %s %.0f%%", aio_stage_name((enum aio_stage)t->stage),
+		       100 * t->stage_share);
+	printf("\n");
+	top_layout_full(&layout, fr->stages);
+	top_fmt_header(line, sizeof(line), &layout);
 	printf("%s\n", line);
 	for (size_t i = 0; i < fr->nrows; i++) {
-		top_fmt_row(line, sizeof(line), &fr->rows[i], NULL);
+		top_fmt_row(line, sizeof(line), &fr->rows[i], &layout);
 		printf("%s\n", line);
 	}
 	if (fr->stuck.n) {
@@ -792,7 +825,7 @@ static const char doc[] =
 "aioscope report FILE top [OPTION...] shows a recording (aioscope record) the same\n"
 "way, frame by frame on the recording's clock (always --batch; no --mode).\n";
 
-enum { OPT_STUCK_MS = 256, OPT_MODE };
+enum { OPT_STUCK_MS = 256, OPT_MODE, OPT_STAGES };
 
 static const struct argp_option options[] = {
 	{ "interval", 'i', "SEC", 0, "Refresh interval in seconds, fractional (default 1)", 0 },
@@ -804,6 +837,8 @@ static const struct argp_option options[] = {
 	{ "group", 'g', "GROUP", 0, "process (default), device, context or file", 0 },
 	{ "sort", 's', "COLUMN", 0, "Sort column (default MB/s), e.g. r/s, inflight, p99", 0 },
 	{ "mode", OPT_MODE, "MODE", 0, "Attach mode: auto (default), fentry, kprobe, syscalls", 0 },
+	{ "stages", OPT_STAGES, NULL, 0, "A STAGE column: where each row's requests spent most "
+	  "of their time (submit, iowq, queue, device, complete, reap) and its share", 0 },
 	{ "verbose", 'v', NULL, 0, "libbpf debug output", 0 },
 	{},
 };
@@ -852,6 +887,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_MODE:
 		opt_mode(state, arg, &env.mode);
+		break;
+	case OPT_STAGES:
+		env.stages = true;
 		break;
 	case 'v':
 		env.verbose = true;
@@ -914,7 +952,8 @@ static int collect_tables(struct top_collect *c)
 static int collect_open(struct top_collect *c)
 {
 	struct tracer_opts to = { .pid = env.pid, .events = true, .inflight = true,
-				  .mode = env.mode, .verbose = env.verbose };
+				  .stages = env.stages, .mode = env.mode,
+				  .verbose = env.verbose };
 	char msg[256] = "";
 	int err = tracer_open(&c->tr, &to, msg, sizeof(msg));
 
@@ -966,6 +1005,7 @@ static void view_state_init(struct top_view_state *st)
 	st->interval_s = env.interval_s;
 	st->group = env.group;
 	st->sort_col = env.sort;
+	st->stages = env.stages;
 	st->ascending = env.ascending;
 	st->show_stuck = true;
 }

@@ -24,6 +24,7 @@
 enum top_col {
 	COL_PID, COL_COMM, COL_DEV, COL_RS, COL_WS, COL_MBS, COL_INFLIGHT,
 	COL_QDMAX, COL_AVG, COL_P99, COL_MAX, COL_ERR, COL_CNCL, COL_STUCK,
+	COL_STAGE,	/* top --stages only */
 	TOP_NR_COLS,
 };
 
@@ -39,6 +40,8 @@ struct top_row {
 	uint64_t errors, cancelled;
 	uint64_t stuck;
 	double r_s, w_s, mb_s;
+	int stage;		/* enum aio_stage with the most time (-1: none seen) */
+	double stage_share;	/* its share of the interval's stage time */
 };
 
 struct top_totals {
@@ -48,6 +51,8 @@ struct top_totals {
 	uint64_t errors, cancelled, lost, stuck;
 	uint64_t reconciled;	/* pending requests settled at their reap this interval */
 	double r_s, w_s, mb_s;
+	int stage;		/* as in struct top_row, over every row */
+	double stage_share;
 	double interval_s;
 };
 
@@ -57,6 +62,7 @@ struct top_frame {
 	uint64_t ts_ns;		/* CLOCK_REALTIME of the snapshot */
 	double elapsed_s;	/* tracing duration */
 	const char *mode;	/* attach mode */
+	bool stages;		/* top --stages: the STAGE column */
 	enum aio_group group;
 	struct top_totals tot;
 	struct top_row *rows;
@@ -91,6 +97,7 @@ struct top_view_state {
 	double interval_s;
 	enum aio_group group;
 	bool show_stuck;
+	bool stages;		/* the STAGE column is shown (top --stages) */
 };
 
 #endif

@@ -81,6 +81,7 @@ static const struct colspec cols[TOP_NR_COLS] = {
 	[COL_ERR]      = { "ERR",       6, false, 'E' },
 	[COL_CNCL]     = { "CNCL",      6, false, 'N' },
 	[COL_STUCK]    = { "STUCK",     5, false, 'S' },
+	[COL_STAGE]    = { "STAGE",    12, true,  'T' },
 };
 
 static int top_col_for_key(int ch)
@@ -179,17 +180,33 @@ static void top_fmt_cell(char *buf, size_t sz, const struct top_row *r, enum top
 	case COL_STUCK:
 		top_fmt_count(buf, sz, r->stuck);
 		break;
+	case COL_STAGE:
+		if (r->stage >= 0)
+			snprintf(buf, sz, "%s %.0f%%", aio_stage_name((enum aio_stage)r->stage),
+				 100 * r->stage_share);
+		else
+			snprintf(buf, sz, "-");
+		break;
 	default:
 		buf[0] = '\0';
 	}
+}
+
+void top_layout_full(struct top_layout *l, bool stages)
+{
+	for (int c = 0; c < TOP_NR_COLS; c++)
+		l->width[c] = cols[c].width;
+	if (!stages)
+		l->width[COL_STAGE] = 0;
 }
 
 /*
  * Column widths for @avail screen columns: the full table is 127 wide; on a
  * narrower terminal text columns shrink first, then the least needed columns
  * are hidden (width 0), so the rightmost ones (ERR CNCL STUCK) stay visible.
+ * STAGE is there with --stages only, and goes first.
  */
-static void top_layout_fit(struct top_layout *l, int avail)
+static void top_layout_fit(struct top_layout *l, int avail, bool stages)
 {
 	static const struct { enum top_col c; int w; } steps[] = {
 		{ COL_DEV, 10 }, { COL_COMM, 10 }, { COL_RS, 6 }, { COL_WS, 6 },
@@ -199,8 +216,7 @@ static void top_layout_fit(struct top_layout *l, int avail)
 	};
 	size_t i = 0;
 
-	for (int c = 0; c < TOP_NR_COLS; c++)
-		l->width[c] = cols[c].width;
+	top_layout_full(l, stages);
 	while (top_layout_width(l) > avail && i < sizeof(steps) / sizeof(steps[0])) {
 		l->width[steps[i].c] = steps[i].w;
 		i++;
@@ -439,6 +455,7 @@ static const char *const help_text[] = {
 	"  I Q         sort by INFLIGHT, QD-MAX",
 	"  A L X       sort by AVG, P99, MAX latency",
 	"  E N S       sort by ERR, CNCL, STUCK",
+	"  T           sort by STAGE (the dominant stage's share; top --stages)",
 	"              (pressing the current sort key again reverses the order)",
 	"  / text      filter rows: comm containing text, or exact pid; Enter keeps,",
 	"              Esc clears",
@@ -449,8 +466,9 @@ static const char *const help_text[] = {
 	"",
 	"Columns: rates and latencies cover the last interval; INFLIGHT is now,",
 	"QD-MAX the interval's maximum; STUCK counts requests pending longer than",
-	"--stuck-ms. Header: totals for the interval and a sparkline of the total",
-	"queue depth over the last minute.",
+	"--stuck-ms. STAGE (--stages): the stage where the row's requests spent most",
+	"of their time in the interval, and its share. Header: totals for the",
+	"interval and a sparkline of the total queue depth over the last minute.",
 	NULL,
 };
 
@@ -539,12 +557,13 @@ static void draw_header(const struct top_view_state *st, const struct top_frame 
 }
 
 /* Line 4: the column titles, the sort column's standing out. */
-static void draw_titles(const struct top_view_state *st, struct top_layout *layout)
+static void draw_titles(const struct top_view_state *st, struct top_layout *layout,
+			bool stages)
 {
 	char line[UI_LINE], title[32];
 	int w, x;
 
-	top_layout_fit(layout, COLS);
+	top_layout_fit(layout, COLS, stages);
 	top_fmt_header(line, sizeof(line), layout);
 	put_line(4, line, has_colors() ? COLOR_PAIR(PAIR_HEAD) : A_REVERSE);
 	x = col_x(layout, st->sort_col, &w);
@@ -650,7 +669,7 @@ static void ui_draw(struct top_view_state *st, const struct top_frame *fr)
 		return;
 	}
 	draw_header(st, fr);
-	draw_titles(st, &layout);
+	draw_titles(st, &layout, fr->stages);
 	nvis = table_rows(st, fr);
 	draw_rows(st, fr, &layout, nvis);
 	if (st->show_stuck && fr->stuck.n)
@@ -781,11 +800,15 @@ static int view_key(struct top_view_state *st, int ch)
 		return TOP_R_REMAP;
 	case '<':
 	case ',':
-		st->sort_col = (st->sort_col + TOP_NR_COLS - 1) % TOP_NR_COLS;
+		do	/* the hidden STAGE column is no sort key */
+			st->sort_col = (st->sort_col + TOP_NR_COLS - 1) % TOP_NR_COLS;
+		while (st->sort_col == COL_STAGE && !st->stages);
 		return TOP_R_REMAP;
 	case '>':
 	case '.':
-		st->sort_col = (st->sort_col + 1) % TOP_NR_COLS;
+		do
+			st->sort_col = (st->sort_col + 1) % TOP_NR_COLS;
+		while (st->sort_col == COL_STAGE && !st->stages);
 		return TOP_R_REMAP;
 	case 'r':
 		st->ascending = !st->ascending;
@@ -825,6 +848,8 @@ static int top_handle_key(struct top_view_state *st, const struct top_frame *fr,
 	if (r >= 0)
 		return r;
 	r = top_col_for_key(ch);
+	if (r == COL_STAGE && !st->stages)
+		r = -1;
 	if (r >= 0) {
 		if ((int)st->sort_col == r)
 			st->ascending = !st->ascending;

@@ -43,6 +43,8 @@ void top_fmt_duration(char *buf, size_t sz, double s);
 struct top_layout {
 	int width[TOP_NR_COLS];
 };
+/* Every column at its full width; STAGE only with @stages (top --stages). */
+void top_layout_full(struct top_layout *l, bool stages);
 void top_fmt_header(char *buf, size_t sz, const struct top_layout *l);
 void top_fmt_row(char *buf, size_t sz, const struct top_row *r, const struct top_layout *l);
 

@@ -56,6 +56,7 @@ static const struct {
 	[AIO_COL_ERR] = { "ERR", "errors" },
 	[AIO_COL_CNCL] = { "CNCL", "cancelled" },
 	[AIO_COL_STUCK] = { "STUCK", "stuck" },
+	[AIO_COL_STAGE] = { "STAGE", "stage" },
 };
 
 const char *aio_col_name(enum aio_col c)
@@ -115,6 +116,7 @@ static struct aio_row *row_get(struct aio_table *t, __u64 key)
 	}
 	r->id = key;
 	r->fresh = true;
+	r->top_stage = -1;
 	s->key = key;
 	s->row = r;
 	return r;
@@ -228,6 +230,46 @@ int aio_table_complete(struct aio_table *t, const struct aio_req *r,
 	return 0;
 }
 
+int aio_table_stages(struct aio_table *t, const struct aio_req *r,
+		     const struct aio_stages *st)
+{
+	struct aio_row *row;
+
+	if (!t || !r || !st)
+		return -EINVAL;
+	row = row_get(t, aio_group_key(r, t->kind));
+	if (!row)
+		return -ENOMEM;
+	for (int s = 0; s < AIO_STAGE_NR; s++)
+		if (aio_stage_known(st, s))
+			row->stage_acc[s] += st->ns[s];
+	return 0;
+}
+
+/* The stage of @r's stage_ns with the most time, and its share. */
+static void stage_top(struct aio_row *r)
+{
+	__u64 sum = 0;
+
+	r->top_stage = -1;
+	r->top_stage_share = 0;
+	for (int s = 0; s < AIO_STAGE_NR; s++) {
+		sum += r->stage_ns[s];
+		if (r->stage_ns[s] && (r->top_stage < 0 || r->stage_ns[s] > r->stage_ns[r->top_stage]))
+			r->top_stage = s;
+	}
+	if (r->top_stage >= 0)
+		r->top_stage_share = (double)r->stage_ns[r->top_stage] / (double)sum;
+}
+
+/* The interval's stage times of @r, and the stage with the most. */
+static void stage_close(struct aio_row *r)
+{
+	memcpy(r->stage_ns, r->stage_acc, sizeof(r->stage_ns));
+	memset(r->stage_acc, 0, sizeof(r->stage_acc));
+	stage_top(r);
+}
+
 /* ---- sorting and the visible vector ---- */
 
 #define SPACESHIP(a, b) (((a) > (b)) - ((a) < (b)))
@@ -264,6 +306,8 @@ static int col_cmp(const struct aio_row *a, const struct aio_row *b,
 		return SPACESHIP(a->delta.cancelled, b->delta.cancelled);
 	case AIO_COL_STUCK:
 		return SPACESHIP(a->stuck, b->stuck);
+	case AIO_COL_STAGE:
+		return SPACESHIP(a->top_stage_share, b->top_stage_share);
 	case AIO_COL_ID:
 	default:
 		return SPACESHIP(a->id, b->id);
@@ -385,6 +429,7 @@ static void row_close(struct aio_table *t, struct aio_row *r, double secs,
 	r->bytes_s = (double)(r->delta.read_bytes +
 			      r->delta.write_bytes) / secs;
 	lat_stats(r, r->lat);
+	stage_close(r);
 	if (r->lat && r->lat->count) {
 		aio_hist_merge(&t->tot_lat, r->lat);
 		aio_hist_reset(r->lat);
@@ -457,7 +502,10 @@ int aio_table_totals(const struct aio_table *t, struct aio_row *out,
 		out->inflight += r->inflight;
 		out->max_inflight += r->max_inflight;
 		out->stuck += r->stuck;
+		for (int s = 0; s < AIO_STAGE_NR; s++)
+			out->stage_ns[s] += r->stage_ns[s];
 	}
+	stage_top(out);
 	lat_stats(out, &t->tot_lat);
 	if (lat)
 		*lat = t->tot_lat;

@@ -28,6 +28,7 @@
 
 #include "hist.h"
 #include "inflight.h"
+#include "stages.h"
 
 /* Monotonic counters of one group. */
 struct aio_counters {
@@ -63,10 +64,19 @@ struct aio_row {
 	__u64 avg_ns;		/*   three latency fields below are 0 and */
 	__u64 p99_ns;		/*   mean "no data" (print "-" / null) */
 	__u64 max_ns;
+	/*
+	 * Where the interval's requests spent their time (aio_table_stages): each
+	 * stage's time summed over them; the stage with the most (-1: none fed) and
+	 * its share of all their stages' time.
+	 */
+	__u64 stage_ns[AIO_STAGE_NR];
+	int top_stage;
+	double top_stage_share;
 	/* bookkeeping (read-only for callers) */
 	struct aio_counters total;	/* cumulative as fed */
 	struct aio_counters prev;	/* cumulative at the previous end */
 	struct aio_hist *lat;		/* interval latency (owned, lazy) */
+	__u64 stage_acc[AIO_STAGE_NR];	/* the current interval's stage_ns */
 	__u32 unseen;		/* consecutive intervals not fed */
 	bool seen;		/* fed in the current interval */
 	bool fresh;		/* created in the current interval */
@@ -89,6 +99,7 @@ enum aio_col {
 	AIO_COL_ERR,
 	AIO_COL_CNCL,
 	AIO_COL_STUCK,
+	AIO_COL_STAGE,		/* top_stage_share */
 	AIO_COL_NR,
 };
 
@@ -127,6 +138,13 @@ void aio_table_free(struct aio_table *t);
  */
 int aio_table_complete(struct aio_table *t, const struct aio_req *r,
 		       __u64 bytes, __s64 res, __u64 lat_ns, bool cancelled);
+
+/*
+ * aio_table_stages - add the stages of finished request r (after
+ * aio_table_complete for it) to its row's stage times. Returns 0, -EINVAL, -ENOMEM.
+ */
+int aio_table_stages(struct aio_table *t, const struct aio_req *r,
+		     const struct aio_stages *st);
 
 /*
  * aio_table_end_interval - close the interval of length interval_ns ending at

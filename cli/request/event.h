@@ -12,6 +12,7 @@
 #include <linux/types.h>
 
 #include "aioscope.h"
+#include "core/stages.h"
 
 #define TRACER_COMM_LEN 16
 
@@ -65,6 +66,19 @@ struct tracer_event {
 	uint64_t punt_ts, worker_ts;	/* io_uring: handed to io-wq, a worker started it */
 	uint32_t bios;
 };
+
+/* @e's stages (core/stages.h): its times cut where it crossed each boundary */
+static inline void tracer_event_stages(const struct tracer_event *e, struct aio_stages *st)
+{
+	struct aio_stage_bounds b = {
+		.start = e->submit_ns, .punt = e->punt_ts, .worker = e->worker_ts,
+		.queue = e->queue_ts, .issue = e->issue_ts, .device = e->device_ts,
+		.complete = e->ts_ns,
+		.reap = e->reap_ns == TRACER_REAP_NONE ? 0 : e->ts_ns + e->reap_ns,
+	};
+
+	aio_stages_split(&b, st);
+}
 
 typedef int (*tracer_event_fn)(void *ctx, const struct tracer_event *e);
 

@@ -386,6 +386,50 @@ static void test_table_totals(void)
 	aio_table_free(t);
 }
 
+/* where a row's requests spent their time: the stage with the most, its share */
+static void test_table_stages(void)
+{
+	struct aio_table *t = aio_table_new(AIO_GROUP_PID, NULL);
+	struct aio_stages dev_bound = { .ns = { [AIO_STAGE_SUBMIT] = 10, [AIO_STAGE_QUEUE] = 20,
+						[AIO_STAGE_DEVICE] = 900, [AIO_STAGE_COMPLETE] = 70 },
+					.known = 1U << AIO_STAGE_SUBMIT | 1U << AIO_STAGE_QUEUE |
+						 1U << AIO_STAGE_DEVICE | 1U << AIO_STAGE_COMPLETE };
+	struct aio_stages reap_bound = { .ns = { [AIO_STAGE_DEVICE] = 100, [AIO_STAGE_REAP] = 300 },
+					 .known = 1U << AIO_STAGE_DEVICE | 1U << AIO_STAGE_REAP };
+	struct aio_stages none = { .known = 0 };
+	struct aio_req a = req(1, 100, "db", 0, 0), b = req(2, 200, "app", 0, 0);
+	struct aio_row tot;
+	const struct aio_row *ra, *rb;
+
+	UASSERT(t, "new failed");
+	for (int i = 0; i < 3; i++) {
+		aio_table_complete(t, &a, 4096, 4096, 1000, false);
+		UASSERT(aio_table_stages(t, &a, &dev_bound) == 0, "stages");
+	}
+	aio_table_complete(t, &b, 4096, 4096, 400, false);
+	aio_table_stages(t, &b, &reap_bound);
+	aio_table_stages(t, &b, &none);
+	UASSERT(aio_table_stages(NULL, &a, &none) == -EINVAL, "NULL table");
+	UASSERT(aio_table_end_interval(t, 10 * SEC, SEC, NULL) == 0, "end_interval");
+	ra = find(t, 100);
+	rb = find(t, 200);
+	UASSERT(ra && rb, "rows");
+	UASSERT(ra->top_stage == AIO_STAGE_DEVICE && ra->top_stage_share == 0.9 &&
+		ra->stage_ns[AIO_STAGE_DEVICE] == 2700, "db: %d %f", ra->top_stage,
+		ra->top_stage_share);
+	UASSERT(rb->top_stage == AIO_STAGE_REAP && rb->top_stage_share == 0.75,
+		"app: %d %f", rb->top_stage, rb->top_stage_share);
+	UASSERT(aio_table_totals(t, &tot, NULL) == 0 && tot.top_stage == AIO_STAGE_DEVICE &&
+		tot.stage_ns[AIO_STAGE_DEVICE] == 2800 && tot.stage_ns[AIO_STAGE_REAP] == 300,
+		"totals: %d", tot.top_stage);
+	/* an interval without requests: no stage */
+	UASSERT(aio_table_end_interval(t, 11 * SEC, SEC, NULL) == 0, "end_interval");
+	ra = find(t, 100);
+	UASSERT(!ra || (ra->top_stage == -1 && ra->top_stage_share == 0), "idle row: %d",
+		ra->top_stage);
+	aio_table_free(t);
+}
+
 int main(void)
 {
 	RUN(test_table_invalid_arguments);
@@ -398,5 +442,6 @@ int main(void)
 	RUN(test_table_sort_u64_difference);
 	RUN(test_table_filter);
 	RUN(test_table_totals);
+	RUN(test_table_stages);
 	return unit_done("table");
 }
