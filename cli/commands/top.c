@@ -93,6 +93,7 @@ struct top_collect {
 	uint64_t *gone;			/* scratch: ids to remove */
 	size_t ngone, gonecap;
 	uint64_t tot_now, tot_max;	/* total in flight: end, interval max */
+	int lat_stage;			/* the latency fed: -1 whole, else a stage's */
 	struct tracer_drops drops, drops_prev;
 	uint64_t start_ns, last_end_ns;	/* tracer clock */
 	uint64_t spark[TOP_SPARK_LEN];	/* per-second maximum of total depth */
@@ -136,6 +137,7 @@ static int on_event(void *ctx, const struct tracer_event *e)
 {
 	struct top_collect *c = ctx;
 	struct aio_stages st;
+	uint64_t lat = e->lat_ns;
 	struct aio_req r = {
 		.id = e->id ? e->id : 1,
 		.ts_ns = e->submit_ns,
@@ -154,11 +156,15 @@ static int on_event(void *ctx, const struct tracer_event *e)
 		return 0;	/* the dashboard is about asynchronous requests */
 	memcpy(r.comm, e->comm, sizeof(r.comm));
 	r.comm[sizeof(r.comm) - 1] = '\0';
-	if (env.stages)
+	if (env.stages) {
 		tracer_event_stages(e, &st);
+		/* the latency columns show one stage: requests without it count, unmeasured */
+		if (c->lat_stage >= 0)
+			lat = aio_stage_known(&st, c->lat_stage) ? st.ns[c->lat_stage] : AIO_LAT_NONE;
+	}
 	for (int g = 0; g < AIO_GROUP_NR; g++) {
 		int rc = aio_table_complete(c->tab[g], &r, e->res > 0 ? (uint64_t)e->res : 0,
-					    e->res, e->lat_ns, e->state == AIOS_CANCELLED);
+					    e->res, lat, e->state == AIOS_CANCELLED);
 
 		if (!rc && env.stages)
 			rc = aio_table_stages(c->tab[g], &r, &st);
@@ -966,6 +972,7 @@ static int collect_open(struct top_collect *c)
 		return 1;
 	}
 	c->start_ns = c->last_end_ns = tracer_now_ns();
+	c->lat_stage = -1;
 	c->mode = tracer_mode_name(c->tr);
 	c->by_user_iocb = stuck_by_user_iocb(c->tr);
 	c->pre_attach = true;	/* until a listing says otherwise */
@@ -1006,6 +1013,7 @@ static void view_state_init(struct top_view_state *st)
 	st->group = env.group;
 	st->sort_col = env.sort;
 	st->stages = env.stages;
+	st->lat_stage = -1;
 	st->ascending = env.ascending;
 	st->show_stuck = true;
 }
@@ -1048,6 +1056,7 @@ static int interval_end(struct top_run *t)
 /* What a key asked for: a new pace, a new mapping, a redraw. */
 static int react(struct top_run *t, int r)
 {
+	t->c.lat_stage = t->st.lat_stage;	/* from the next request on */
 	if (r & TOP_R_RETIME) {
 		t->interval_ns = (uint64_t)(t->st.interval_s * 1e9);
 		t->next_end = mono_ns() + t->interval_ns;
@@ -1306,6 +1315,7 @@ static int replay_open(struct top_collect *c, struct top_replay *rp, const struc
 	aio_fmt_term(rp->mode, sizeof(rp->mode), r->hdr.mode);	/* the file's word */
 	c->mode = rp->mode;
 	c->start_ns = c->last_end_ns = rp->now;
+	c->lat_stage = -1;
 	c->by_user_iocb = !strcmp(r->hdr.mode, "syscalls");
 	return 0;
 }

@@ -98,6 +98,8 @@ struct top_view_state {
 	enum aio_group group;
 	bool show_stuck;
 	bool stages;		/* the STAGE column is shown (top --stages) */
+	int lat_stage;		/* the latency columns: -1 the whole latency, else
+				 * one enum aio_stage's time (--stages, key l) */
 };
 
 #endif

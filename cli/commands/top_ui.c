@@ -456,6 +456,8 @@ static const char *const help_text[] = {
 	"  A L X       sort by AVG, P99, MAX latency",
 	"  E N S       sort by ERR, CNCL, STUCK",
 	"  T           sort by STAGE (the dominant stage's share; top --stages)",
+	"  l           latency columns: the whole latency, then each stage's in turn",
+	"              (top --stages; from the next request on)",
 	"              (pressing the current sort key again reverses the order)",
 	"  / text      filter rows: comm containing text, or exact pid; Enter keeps,",
 	"              Esc clears",
@@ -539,8 +541,10 @@ static void draw_header(const struct top_view_state *st, const struct top_frame 
 	top_fmt_ns(c, sizeof(c), t->p99_ns);
 	top_fmt_ns(d, sizeof(d), t->max_ns);
 	snprintf(line, sizeof(line),
-		 "lat avg %s p50 %s p99 %s max %s  err %" PRIu64 "  cncl %" PRIu64
-		 "  lost %" PRIu64 "  ", a, b, c, d, t->errors, t->cancelled, t->lost);
+		 "lat%s%s%s avg %s p50 %s p99 %s max %s  err %" PRIu64 "  cncl %" PRIu64
+		 "  lost %" PRIu64 "  ", st->lat_stage >= 0 ? "(" : "",
+		 st->lat_stage >= 0 ? aio_stage_name((enum aio_stage)st->lat_stage) : "",
+		 st->lat_stage >= 0 ? ")" : "", a, b, c, d, t->errors, t->cancelled, t->lost);
 	put(2, 0, line);
 	snprintf(e, sizeof(e), "stuck %" PRIu64, t->stuck);
 	if (t->stuck && has_colors())
@@ -820,6 +824,11 @@ static int view_key(struct top_view_state *st, int ch)
 	case '\\':
 		st->filter[0] = '\0';
 		return TOP_R_REMAP;
+	case 'l':	/* the latency columns: whole, then each stage (--stages) */
+		if (!st->stages)
+			return -1;
+		st->lat_stage = st->lat_stage + 1 < AIO_STAGE_NR ? st->lat_stage + 1 : -1;
+		return TOP_R_REDRAW;
 	case 't':
 		st->show_stuck = !st->show_stuck;
 		return TOP_R_REDRAW;

@@ -224,6 +224,8 @@ int aio_table_complete(struct aio_table *t, const struct aio_req *r,
 	}
 	if (res < 0)
 		row->total.errors++;
+	if (lat_ns == AIO_LAT_NONE)
+		return 0;
 	if (!row->lat && row_lat(row))
 		return -ENOMEM;
 	aio_hist_add(row->lat, lat_ns);

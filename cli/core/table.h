@@ -138,6 +138,8 @@ void aio_table_free(struct aio_table *t);
  */
 int aio_table_complete(struct aio_table *t, const struct aio_req *r,
 		       __u64 bytes, __s64 res, __u64 lat_ns, bool cancelled);
+/* lat_ns of aio_table_complete for a request counted without a latency */
+#define AIO_LAT_NONE	((__u64)-1)
 
 /*
  * aio_table_stages - add the stages of finished request r (after
