@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* stages.bpf.h - where a request's time goes: the block layer's part of it (part of aioscope.bpf.c) */
+/* stages.bpf.h - where a request's time goes: its block-layer and io-wq times, and hist --by stage's cut (part of aioscope.bpf.c) */
 #ifndef AIOSCOPE_STAGES_BPF_H
 #define AIOSCOPE_STAGES_BPF_H
 
 /*
- * want_stages (snoop --stages): the block layer's tracepoints mark the pending
- * request a bio belongs to with the time its first bio was queued, its first block
- * request issued to the driver and its last one completed by the device
- * (queue_ts, issue_ts, devdone_ts), and count its bios. User space cuts the
- * request's life at those times (docs/stages.md). For io_uring, also when it was
- * handed to io-wq and when a worker started it (punt_ts, worker_ts).
+ * want_stages (snoop --stages, hist --by stage, top --stages, stuck --watch): the
+ * block layer's tracepoints mark the pending request a bio belongs to with the time
+ * its first bio was queued, its first block request issued to the driver and its
+ * last one completed by the device (queue_ts, issue_ts, devdone_ts), and count its
+ * bios. User space cuts the request's life at those times (docs/stages.md). For
+ * io_uring, also when it was handed to io-wq and when a worker started it
+ * (punt_ts, worker_ts).
  *
  * The join is exact: the direct-I/O paths keep the kiocb reachable from each bio,
  * and the bio's completion function says which path made it. Their addresses come
