@@ -164,8 +164,12 @@ static void col_us(struct aio_buf *b, uint64_t ns, int width)
 	col(b, us, (size_t)aio_fmt_fixed(us, sizeof(us), ns, 1000, 1), width);
 }
 
+/*
+ * The text columns; with @stages (snoop --stages) the request's stages ("-": not
+ * known) and its bios in place of ino, offset and reap.
+ */
 static size_t text_line(char *buf, size_t cap, const struct tracer_event *e,
-			uint64_t start_mono)
+			uint64_t start_mono, bool stages)
 {
 	char ts[32], dev[24], comm[TRACER_COMM_LEN * 4];
 	uint64_t rel = e->ts_ns > start_mono ? e->ts_ns - start_mono : 0;
@@ -179,51 +183,32 @@ static size_t text_line(char *buf, size_t cap, const struct tracer_event *e,
 	col_str(&b, tracer_api_name(e->api), -5);
 	col_str(&b, tracer_op_name(e->op), -6);
 	col_str(&b, tracer_dev_str(e->dev, dev, sizeof(dev)), -9);
-	col_num(&b, e->ino, false, 10);
-	col_num(&b, (uint64_t)e->offset, true, 12);
-	col_num(&b, e->bytes, false, 8);
-	col_num(&b, (uint64_t)e->res, true, 8);
-	col_us(&b, e->lat_ns, 10);
-	if (e->reap_ns == TRACER_REAP_NONE)
-		col_str(&b, "-", 10);
-	else
-		col_us(&b, e->reap_ns, 10);
-	aio_buf_str(&b, tracer_state_name(e->state));
-	aio_buf_put(&b, "\n", 1);
-	return b.len;
-}
-
-/* --stages: the request's columns, its stages (-: not known) instead of ino and offset */
-static size_t stage_text_line(char *buf, size_t cap, const struct tracer_event *e,
-			      uint64_t start_mono)
-{
-	char ts[32], dev[24], comm[TRACER_COMM_LEN * 4];
-	uint64_t rel = e->ts_ns > start_mono ? e->ts_ns - start_mono : 0;
-	struct aio_stages st;
-	struct aio_buf b;
-
-	tracer_event_stages(e, &st);
-	aio_buf_init(&b, buf, cap);
-	col(&b, ts, (size_t)aio_fmt_fixed(ts, sizeof(ts), rel, 1000000000, 6), -12);
-	aio_fmt_term(comm, sizeof(comm), e->comm);
-	col_str(&b, comm, -16);
-	col_num(&b, (uint64_t)e->pid, true, 7);
-	col_str(&b, tracer_api_name(e->api), -5);
-	col_str(&b, tracer_op_name(e->op), -6);
-	col_str(&b, tracer_dev_str(e->dev, dev, sizeof(dev)), -9);
-	col_num(&b, e->bytes, false, 8);
-	col_num(&b, (uint64_t)e->res, true, 8);
-	col_us(&b, e->lat_ns, 10);
-	for (int s = 0; s < AIO_STAGE_NR; s++) {
-		if (aio_stage_known(&st, s))
-			col_us(&b, st.ns[s], 9);
-		else
-			col_str(&b, "-", 9);
+	if (!stages) {
+		col_num(&b, e->ino, false, 10);
+		col_num(&b, (uint64_t)e->offset, true, 12);
 	}
-	if (e->bios)
-		col_num(&b, e->bios, false, 4);
-	else
-		col_str(&b, "-", 4);
+	col_num(&b, e->bytes, false, 8);
+	col_num(&b, (uint64_t)e->res, true, 8);
+	col_us(&b, e->lat_ns, 10);
+	if (stages) {
+		struct aio_stages st;
+
+		tracer_event_stages(e, &st);
+		for (int s = 0; s < AIO_STAGE_NR; s++) {
+			if (aio_stage_known(&st, s))
+				col_us(&b, st.ns[s], 9);
+			else
+				col_str(&b, "-", 9);
+		}
+		if (e->bios)
+			col_num(&b, e->bios, false, 4);
+		else
+			col_str(&b, "-", 4);
+	} else if (e->reap_ns == TRACER_REAP_NONE) {
+		col_str(&b, "-", 10);
+	} else {
+		col_us(&b, e->reap_ns, 10);
+	}
 	aio_buf_str(&b, tracer_state_name(e->state));
 	aio_buf_put(&b, "\n", 1);
 	return b.len;
@@ -235,7 +220,7 @@ size_t snoop_line(char *buf, size_t cap, const struct tracer_event *e, bool json
 	if (!cap)
 		return 0;
 	return json ? json_line(buf, cap, e, mono_to_real, false) :
-		      text_line(buf, cap, e, start_mono);
+		      text_line(buf, cap, e, start_mono, false);
 }
 
 size_t snoop_stage_line(char *buf, size_t cap, const struct tracer_event *e, bool json,
@@ -244,7 +229,7 @@ size_t snoop_stage_line(char *buf, size_t cap, const struct tracer_event *e, boo
 	if (!cap)
 		return 0;
 	return json ? json_line(buf, cap, e, mono_to_real, true) :
-		      stage_text_line(buf, cap, e, start_mono);
+		      text_line(buf, cap, e, start_mono, true);
 }
 
 void snoop_header(FILE *f)
