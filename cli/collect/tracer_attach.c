@@ -105,9 +105,15 @@ static const char *submit_hooks(const struct tracer *t)
 	}
 }
 
+/* @h is one of the hooks in use: wanted by the mode and options, and attached */
+static bool hook_in_place(const struct tracer *t, enum hook_id h)
+{
+	return (t->hooks_wanted & HK(h)) && !(t->hooks_missing & HK(h));
+}
+
 static bool driver_attached(const struct tracer *t)
 {
-	return t->hooks_wanted & ~t->hooks_missing & HK(HK_DRIVER);
+	return hook_in_place(t, HK_DRIVER);
 }
 
 void tracer_describe(const struct tracer *t, FILE *f)
@@ -124,7 +130,7 @@ void tracer_describe(const struct tracer *t, FILE *f)
 		complete_hook(t));
 	fprintf(f, "aioscope: hooks attached:");
 	for (int h = 0; h < HK_NR; h++)
-		if (t->hooks_wanted & ~t->hooks_missing & HK(h))
+		if (hook_in_place(t, h))
 			fprintf(f, " %s", hook_info[h].name);
 	fprintf(f, "\n");
 	if (!tracer_missing_hook(t, 0, NULL, NULL))
@@ -155,7 +161,7 @@ void tracer_hooks_json(const struct tracer *t, struct aio_json *j)
 	aio_json_name(j, "hooks");
 	aio_json_start_array(j);
 	for (int h = 0; h < HK_NR; h++)
-		if (t->hooks_wanted & ~t->hooks_missing & HK(h))
+		if (hook_in_place(t, h))
 			aio_json_string(j, hook_info[h].name);
 	aio_json_end_array(j);
 	aio_json_name(j, "missing_hooks");
@@ -564,11 +570,6 @@ const char *tracer_join_name(enum tracer_join j)
 	};
 
 	return (unsigned int)j < TRACER_JOIN_NR ? name[j] : "?";
-}
-
-static bool hook_in_place(const struct tracer *t, enum hook_id h)
-{
-	return (t->hooks_wanted & HK(h)) && !(t->hooks_missing & HK(h));
 }
 
 unsigned int tracer_stage_joins(const struct tracer *t)

@@ -138,7 +138,7 @@ int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
 	uint32_t cap = bpf_map__max_entries(t->skel->maps.inflight);
 	struct inflight_lookup lk = { .fd = fd };
 	struct inflight_cb each = { .cb = cb, .ctx = ctx,
-				    .stages = tracer_stage_joins(t) || t->opts.stages };
+				    .stages = t->skel->rodata->want_stages };
 	size_t nseen;
 	int n, rc;
 
