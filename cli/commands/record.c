@@ -403,100 +403,72 @@ static int flight_dir(const char *dir)
 	return access(dir, W_OK | X_OK) ? -errno : 0;
 }
 
-int cmd_record(int argc, char **argv)
+/* the output: the --ring directory, or the recording file (its descriptor) */
+static int open_output(struct record_env *env, int *fd)
 {
-	static const struct argp_child children[] = { { &snoop_trace_argp, 0, NULL, 0 }, { 0 } };
-	static const struct argp argp = { record_options, record_parse, NULL, record_doc,
-					  children, NULL, NULL };
-	struct record_env env = { 0 };
-	struct recfile_header h = { 0 };
-	struct tracer *t = NULL;
+	int rc;
+
+	*fd = -1;
+	if (env->flight) {
+		rc = flight_dir(env->out);
+		if (rc)
+			p_err("%s: %s (--ring writes its dumps into a directory)", env->out,
+			      strerror(-rc));
+		return rc;
+	}
+	*fd = open(env->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (*fd < 0) {
+		p_err("%s: %s", env->out, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* the header every recording and dump starts with; the caller frees argv and knobs */
+static void fill_header(struct recfile_header *h, struct tracer *t, int argc, char **argv)
+{
 	struct timespec rt;
 	struct utsname u;
-	char err[256], *args = NULL, *knobs = NULL;
-	uint64_t end = 0, next_qd, next_flush, bytes = 0, records = 0;
-	int rc, fd = -1;
-
-	env.t.o.events = true;
-	rc = argp_parse(&argp, argc, argv, 0, NULL, &env);
-	if (rc)
-		return EXIT_USAGE;
-	env.t.o.event_reap = !env.t.no_reap;
-	env.t.o.qd = true;
-	if (env.flight && !env.fl.max_dumps)
-		env.fl.max_dumps = FLIGHT_MAX_DUMPS;
-	env.fl.dir = env.out;
-
-	if (env.flight) {
-		rc = flight_dir(env.out);
-		if (rc) {
-			p_err("%s: %s (--ring writes its dumps into a directory)", env.out,
-			      strerror(-rc));
-			return EXIT_RUNTIME;
-		}
-	} else {
-		fd = open(env.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			p_err("%s: %s", env.out, strerror(errno));
-			return EXIT_RUNTIME;
-		}
-	}
-	rc = tracer_open(&t, &env.t.o, err, sizeof(err));
-	if (rc) {
-		p_err("%s", err);
-		if (fd >= 0) {
-			close(fd);
-			unlink(env.out);
-		}
-		return rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
-	}
 
 	if (!uname(&u)) {
-		snprintf(h.host, sizeof(h.host), "%s", u.nodename);
-		snprintf(h.kernel, sizeof(h.kernel), "%s", u.release);
+		snprintf(h->host, sizeof(h->host), "%s", u.nodename);
+		snprintf(h->kernel, sizeof(h->kernel), "%s", u.release);
 	}
-	snprintf(h.mode, sizeof(h.mode), "%s", tracer_mode_name(t));
-	h.start_mono_ns = tracer_now_ns();
+	snprintf(h->mode, sizeof(h->mode), "%s", tracer_mode_name(t));
+	h->start_mono_ns = tracer_now_ns();
 	clock_gettime(CLOCK_REALTIME, &rt);
-	h.start_real_ns = (uint64_t)rt.tv_sec * 1000000000ULL + (uint64_t)rt.tv_nsec;
-	args = argv_list(argc, argv, &h.argv_len);
-	h.argv = args;
-	knobs = aiodev_knobs(&h.knobs_len);
-	h.knobs = knobs;
-	env.fl.stuck_seen_ns = h.start_mono_ns;
-	if (!env.flight) {
-		env.w = recfile_create(fd, &h, RECFILE_ENC_ZSTD, 3, err, sizeof(err));
-		if (!env.w) {
-			p_err("%s: %s", env.out, err);
-			tracer_close(t);
-			close(fd);
-			free(args);
-			free(knobs);
-			return EXIT_RUNTIME;
-		}
-	}
+	h->start_real_ns = (uint64_t)rt.tv_sec * 1000000000ULL + (uint64_t)rt.tv_nsec;
+	h->argv = argv_list(argc, argv, &h->argv_len);
+	h->knobs = aiodev_knobs(&h->knobs_len);
+}
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	if (env.flight)
-		signal(SIGUSR1, on_signal);
-	if (env.t.o.verbose)
+static void announce(const struct record_env *env, struct tracer *t)
+{
+	if (env->t.o.verbose)
 		tracer_describe(t, stderr);
-	if (env.flight)
+	if (env->flight)
 		fprintf(stderr, "Tracing asynchronous I/O into a flight recorder: the last %.1f s "
 			"in memory, dumps into %s (at most %u; mode %s)... Hit Ctrl-C to end.\n",
-			env.fl.ring_ns / 1e9,
-			env.out, env.fl.max_dumps, tracer_mode_name(t));
+			env->fl.ring_ns / 1e9,
+			env->out, env->fl.max_dumps, tracer_mode_name(t));
 	else
 		fprintf(stderr, "Tracing asynchronous I/O into %s (mode %s)... Hit Ctrl-C to "
-			"end.\n", env.out, tracer_mode_name(t));
-	if (env.t.duration > 0)
-		end = h.start_mono_ns + (uint64_t)(env.t.duration * 1e9);
-	next_qd = h.start_mono_ns + QD_EVERY_NS;
-	next_flush = h.start_mono_ns + FLUSH_EVERY_NS;
+			"end.\n", env->out, tracer_mode_name(t));
+}
 
-	rc = 0;
-	while (!exiting && !env.werr) {
+/* events as they come, a queue-depth sample every 100 ms, and with --ring the
+ * triggers; otherwise a flushed chunk and the lost counters every second */
+static int record_loop(struct record_env *env, struct tracer *t,
+		       const struct recfile_header *h)
+{
+	uint64_t end = 0, next_qd, next_flush;
+	int rc;
+
+	if (env->t.duration > 0)
+		end = h->start_mono_ns + (uint64_t)(env->t.duration * 1e9);
+	next_qd = h->start_mono_ns + QD_EVERY_NS;
+	next_flush = h->start_mono_ns + FLUSH_EVERY_NS;
+	while (!exiting && !env->werr) {
 		uint64_t now = tracer_now_ns(), wake = next_qd;
 		bool tick = false;
 		int timeout;
@@ -506,73 +478,135 @@ int cmd_record(int argc, char **argv)
 		if (end && end < wake)
 			wake = end;
 		timeout = wake > now ? (int)((wake - now) / 1000000) + 1 : 0;
-		rc = tracer_poll(t, timeout, on_event, &env);
-		if (rc < 0 && !env.werr) {
+		rc = tracer_poll(t, timeout, on_event, env);
+		if (rc < 0 && !env->werr) {
 			p_err("reading events: %s", strerror(-rc));
-			break;
+			return rc;
 		}
-		rc = 0;
 		now = tracer_now_ns();
 		if (now >= next_qd) {
-			sample_qd(&env, t);
+			sample_qd(env, t);
 			next_qd += QD_EVERY_NS * ((now - next_qd) / QD_EVERY_NS + 1);
 			tick = true;
 		}
-		if (env.flight) {
-			flight_tick(&env, t, &h, tick);
-			if (env.fl.dumps >= env.fl.max_dumps) {
+		if (env->flight) {
+			flight_tick(env, t, h, tick);
+			if (env->fl.dumps >= env->fl.max_dumps) {
 				fprintf(stderr, "%u dumps written (--max-dumps): ending\n",
-					env.fl.dumps);
-				break;
+					env->fl.dumps);
+				return 0;
 			}
 			continue;
 		}
 		if (now >= next_flush) {
-			write_lost(&env, t, false);
-			if (recfile_flush(env.w))
-				env.werr = -EIO;
+			write_lost(env, t, false);
+			if (recfile_flush(env->w))
+				env->werr = -EIO;
 			next_flush = now + FLUSH_EVERY_NS;
 		}
 	}
-	if (env.flight) {
-		read_lost(t, &env.lost);
-		fprintf(stderr, "%u dumps into %s, %llu triggers within --ring of a dump not "
-			"dumped, %llu records dropped early (ring full); %llu lost events; mode "
-			"%s\n", env.fl.dumps, env.out, (unsigned long long)env.fl.suppressed,
-			(unsigned long long)env.fl.evicted,
-			(unsigned long long)recfile_lost_total(&env.lost), tracer_mode_name(t));
-		rc = env.werr;
-		goto out;
+	return 0;
+}
+
+static int finish_flight(struct record_env *env, struct tracer *t)
+{
+	read_lost(t, &env->lost);
+	fprintf(stderr, "%u dumps into %s, %llu triggers within --ring of a dump not "
+		"dumped, %llu records dropped early (ring full); %llu lost events; mode "
+		"%s\n", env->fl.dumps, env->out, (unsigned long long)env->fl.suppressed,
+		(unsigned long long)env->fl.evicted,
+		(unsigned long long)recfile_lost_total(&env->lost), tracer_mode_name(t));
+	return env->werr;
+}
+
+/* the end of a whole recording: what is left in the ring, the last sample, the
+ * requests still pending (finished but not reaped ones are recorded with reap
+ * "none"), the lost counters; then the summary */
+static int finish_file(struct record_env *env, struct tracer *t, int fd)
+{
+	uint64_t records, bytes;
+
+	if (!env->werr) {
+		tracer_poll(t, 0, on_event, env);
+		tracer_flush(t, on_event, env);
+		sample_qd(env, t);
+		write_all_pending(env, t);
+		write_lost(env, t, true);
 	}
-	/* requests finished but not reaped yet are recorded with reap "none"; those
-	 * still pending as pending requests */
-	if (!env.werr) {
-		tracer_poll(t, 0, on_event, &env);
-		tracer_flush(t, on_event, &env);
-		sample_qd(&env, t);
-		write_all_pending(&env, t);
-		write_lost(&env, t, true);
-	}
-	records = recfile_records(env.w);
-	if (recfile_finish(env.w) && !env.werr)
-		env.werr = -EIO;
+	records = recfile_records(env->w);
+	if (recfile_finish(env->w) && !env->werr)
+		env->werr = -EIO;
 	bytes = (uint64_t)lseek(fd, 0, SEEK_END);
-	if (close(fd) && !env.werr)
-		env.werr = -errno;
-	if (env.werr) {
-		p_err("writing %s: %s", env.out, strerror(-env.werr));
-		rc = -1;
+	if (close(fd) && !env->werr)
+		env->werr = -errno;
+	if (env->werr) {
+		p_err("writing %s: %s", env->out, strerror(-env->werr));
+		return -1;
 	}
 	fprintf(stderr, "%llu records (%llu requests, %llu queue-depth samples, %llu "
 		"lost-event counters), %llu bytes to %s; %llu lost events; mode %s\n",
-		(unsigned long long)records, (unsigned long long)env.events,
-		(unsigned long long)env.qd_samples, (unsigned long long)env.lost_records,
-		(unsigned long long)bytes, env.out,
-		(unsigned long long)recfile_lost_total(&env.lost), tracer_mode_name(t));
+		(unsigned long long)records, (unsigned long long)env->events,
+		(unsigned long long)env->qd_samples, (unsigned long long)env->lost_records,
+		(unsigned long long)bytes, env->out,
+		(unsigned long long)recfile_lost_total(&env->lost), tracer_mode_name(t));
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct argp_child children[] = { { &snoop_trace_argp, 0, NULL, 0 }, { 0 } };
+	static const struct argp argp = { record_options, record_parse, NULL, record_doc,
+					  children, NULL, NULL };
+	struct record_env env = { 0 };
+	struct recfile_header h = { 0 };
+	struct tracer *t = NULL;
+	char err[256];
+	int rc, fd;
+
+	env.t.o.events = true;
+	if (argp_parse(&argp, argc, argv, 0, NULL, &env))
+		return EXIT_USAGE;
+	env.t.o.event_reap = !env.t.no_reap;
+	env.t.o.qd = true;
+	if (env.flight && !env.fl.max_dumps)
+		env.fl.max_dumps = FLIGHT_MAX_DUMPS;
+	env.fl.dir = env.out;
+
+	if (open_output(&env, &fd))
+		return EXIT_RUNTIME;
+	rc = tracer_open(&t, &env.t.o, err, sizeof(err));
+	if (rc) {
+		p_err("%s", err);
+		if (fd >= 0) {
+			close(fd);
+			unlink(env.out);
+		}
+		return rc == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	fill_header(&h, t, argc, argv);
+	env.fl.stuck_seen_ns = h.start_mono_ns;
+	if (!env.flight) {
+		env.w = recfile_create(fd, &h, RECFILE_ENC_ZSTD, 3, err, sizeof(err));
+		if (!env.w) {
+			p_err("%s: %s", env.out, err);
+			close(fd);
+			rc = -1;
+			goto out;
+		}
+	}
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (env.flight)
+		signal(SIGUSR1, on_signal);
+	announce(&env, t);
+	rc = record_loop(&env, t, &h);
+	if (env.flight ? finish_flight(&env, t) : finish_file(&env, t, fd))
+		rc = -1;
 out:
 	tracer_close(t);
 	flight_free(&env.fl);
-	free(args);
-	free(knobs);
+	free((char *)h.argv);
+	free((char *)h.knobs);
 	return rc ? EXIT_RUNTIME : EXIT_OK;
 }
