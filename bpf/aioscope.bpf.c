@@ -57,6 +57,10 @@ const volatile bool want_event_reap = false;	/* REAP records (user-space join) *
 const volatile bool want_hist = false;
 const volatile __u32 hist_by = AIOS_BY_NONE;
 const volatile bool want_hist_reap = false;	/* kernel join via the done map */
+/* io_uring's reaps: the CQ ring's head sampled at io_uring_enter (uring.bpf.h) */
+const volatile bool want_uring_reap = false;
+/* finished requests kept until their reap, for stuck's "completed, not reaped" */
+const volatile bool want_unreaped = false;
 const volatile bool want_hist_syscalls = false;
 const volatile bool want_comm = false;
 const volatile bool want_qd = false;

@@ -23,6 +23,8 @@
 
 #define AIOS_COMM_LEN		16
 #define AIOS_REAP_BATCH		32	/* io_events per reap record */
+#define AIOS_URING_CQ_MAX	65536	/* CQEs joined per CQ head sample at most
+					 * (IORING_MAX_CQ_ENTRIES) */
 
 /*
  * Key of the in-flight table.
@@ -43,6 +45,15 @@ static inline __u64 aios_aux(__u64 ctx, __u32 tgid)
 	return (ctx >> 12) | ((__u64)tgid << 40);
 }
 
+/*
+ * The same for an io_uring ring (a kernel pointer, its struct io_ring_ctx; the low
+ * 40 bits of its cache-line number), bit 63 set: never an aios_aux.
+ */
+static inline __u64 uring_aux(__u64 ring, __u32 tgid)
+{
+	return ((ring >> 6) & ((1ULL << 40) - 1)) | ((__u64)tgid << 40) | (1ULL << 63);
+}
+
 enum aios_op { AIOS_OP_READ, AIOS_OP_WRITE, AIOS_OP_FSYNC, AIOS_OP_FDSYNC,
 	       AIOS_OP_POLL, AIOS_OP_OTHER };
 /* same values as aiodev's api field */
@@ -60,7 +71,8 @@ struct aios_req {
 	__u64 ts;		/* submit, bpf_ktime_get_ns() */
 	__u64 id;		/* kiocb address (syscalls mode: user iocb pointer) */
 	__u64 ctx;		/* kioctx user_id */
-	__u64 obj;		/* user iocb pointer */
+	__u64 obj;		/* user iocb pointer; io_uring: its CQE's tail mark,
+				 * set at completion (struct aios_cq_head) */
 	__u64 data;		/* aio_data */
 	__u64 ino;
 	__s64 offset;
@@ -89,6 +101,17 @@ struct aios_req {
 	__s32 ustack;
 };
 
+/*
+ * A finished request its application has not reaped yet (value of the unreaped
+ * map, keyed as its reap finds it: libaio by user iocb and aios_aux, io_uring by
+ * its CQE's tail mark and uring_aux).
+ */
+struct aios_unreaped {
+	struct aios_req req;
+	__u64 done_ts;		/* completion: the event was posted */
+	__s64 res;
+};
+
 /* frames kept per stack (value of the stacks map) */
 #define AIOS_STACK_DEPTH	32
 
@@ -113,7 +136,7 @@ struct aios_slot {
 	struct aios_req req;
 };
 
-enum aios_rec_type { AIOS_REC_DONE = 1, AIOS_REC_REAP = 2 };
+enum aios_rec_type { AIOS_REC_DONE = 1, AIOS_REC_REAP = 2, AIOS_REC_CQ_HEAD = 3 };
 
 /* Ring buffer record: one finished request. */
 struct aios_done {
@@ -146,6 +169,21 @@ struct aios_io_event {
 	__u64 obj;
 	__s64 res;
 	__s64 res2;
+};
+
+/*
+ * Ring buffer record: an io_uring CQ ring's head moved, as seen when a task entered
+ * io_uring_enter on it. Each traced CQE has a tail mark, the ring's CQ tail just
+ * after the CQE was taken (u32, wrapping; aios_req.obj of its DONE record): those
+ * with a mark in (from, to] were reaped by @ts, and after the previous sample.
+ */
+struct aios_cq_head {
+	__u32 type;		/* AIOS_REC_CQ_HEAD */
+	__u32 pid;		/* the entering tgid */
+	__u64 ts;
+	__u64 ctx;		/* struct io_ring_ctx * (aios_req.ctx of io_uring requests) */
+	__u32 from;
+	__u32 to;
 };
 
 /* Ring buffer record: up to AIOS_REAP_BATCH events returned by one io_getevents. */

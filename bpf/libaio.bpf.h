@@ -346,19 +346,8 @@ static long reap_ev_cb(__u32 i, void *data)
 	}
 	if (want_reconcile)
 		reconcile(&k, true, ev.res);
-	if (want_hist_reap) {
-		struct done_val *t = bpf_map_lookup_elem(&done, &k);
-
-		if (!t) {
-			unmatched(AIOS_DROP_REAP_UNMATCHED);
-			return 0;
-		}
-		if (c->now >= t->ts && hist_by == AIOS_BY_STAGE)
-			hist_add(AIOS_H_LAT, AIOS_SG_REAP, c->now - t->ts);
-		else if (c->now >= t->ts)
-			hist_add(AIOS_H_REAP, t->group, c->now - t->ts);
-		bpf_map_delete_elem(&done, &k);
-	}
+	if (!reap_join(&k, c->now) && want_hist_reap)
+		unmatched(AIOS_DROP_REAP_UNMATCHED);
 	return 0;
 }
 
@@ -371,7 +360,8 @@ static __always_inline void on_reap(__u64 ctx, __u64 events_ptr, long ret)
 		return;
 	if (want_hist_syscalls)
 		hist_add(AIOS_H_REAP_BATCH, 0, ret);
-	if (!want_event_reap && !want_hist_reap && !want_reconcile && !mode_syscalls)
+	if (!want_event_reap && !want_hist_reap && !want_reconcile && !want_unreaped &&
+	    !mode_syscalls)
 		return;
 	c.now = bpf_ktime_get_ns();
 	c.ctx = ctx;
@@ -383,7 +373,7 @@ static __always_inline void on_reap(__u64 ctx, __u64 events_ptr, long ret)
 	 * done record) before the reap record that names it, which user space's
 	 * join then finds waiting.
 	 */
-	if (want_hist_reap || want_reconcile || mode_syscalls)
+	if (want_hist_reap || want_reconcile || want_unreaped || mode_syscalls)
 		bpf_loop(c.n, reap_ev_cb, &c, 0);
 	if (want_event_reap && !mode_syscalls) {
 		if (c.n == 1)

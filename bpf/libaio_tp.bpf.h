@@ -49,7 +49,8 @@ struct purge_ctx {
 	__u64 mask;	/* ... only the bits of it this covers */
 };
 
-#define AUX_TGID_MASK (~0ULL << 40)
+/* aios_aux's and uring_aux's tgid bits */
+#define AUX_TGID_MASK ((~0ULL << 40) & ~(1ULL << 63))
 
 static long purge_inflight_cb(struct bpf_map *map, struct aios_key *key, struct aios_req *r,
 			      struct purge_ctx *p)
@@ -64,6 +65,14 @@ static long purge_inflight_cb(struct bpf_map *map, struct aios_key *key, struct 
 
 static long purge_done_cb(struct bpf_map *map, struct aios_key *key, struct done_val *v,
 			  struct purge_ctx *p)
+{
+	if ((key->aux & p->mask) == p->aux)
+		bpf_map_delete_elem(map, key);
+	return 0;
+}
+
+static long purge_unreaped_cb(struct bpf_map *map, struct aios_key *key,
+			      struct aios_unreaped *v, struct purge_ctx *p)
 {
 	if ((key->aux & p->mask) == p->aux)
 		bpf_map_delete_elem(map, key);
@@ -89,6 +98,9 @@ static __always_inline void purge(__u64 aux, __u64 mask)
 		bpf_for_each_map_elem(&inflight, purge_inflight_cb, &p, 0);
 	if (want_hist_reap)
 		bpf_for_each_map_elem(&done, purge_done_cb, &p, 0);
+	/* after the reconciliation above, which may have finished some into it */
+	if (want_unreaped)
+		bpf_for_each_map_elem(&unreaped, purge_unreaped_cb, &p, 0);
 }
 
 SEC("?tracepoint/sched/sched_process_exit")

@@ -16,6 +16,21 @@ struct {
 	__type(value, struct done_val);
 } done SEC(".maps");
 
+/* want_unreaped: finished requests until their reap (stuck --watch) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct aios_unreaped);
+} unreaped_buf SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct aios_key);
+	__type(value, struct aios_unreaped);
+} unreaped SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(max_entries, 4096);	/* 1 unless targ_stacks */
@@ -97,6 +112,47 @@ static __always_inline __s32 stack_id(void *ctx, __u64 flags)
 	return -1;
 }
 
+/*
+ * What joins a finished request to its reap: libaio, the user iocb pointer in its
+ * process's context; io_uring, its CQE's tail mark in its ring, entered by its
+ * process (the exit purge finds both by the tgid).
+ */
+static __always_inline struct aios_key reap_key(const struct aios_req *r)
+{
+	struct aios_key k = { .id = r->obj, .aux = aios_aux(r->ctx, r->pid) };
+
+	if (r->api == AIOS_API_URING)
+		k.aux = uring_aux(r->ctx, r->pid);
+	return k;
+}
+
+/* A finished request waits for its reap: hist --reap's time, stuck's unreaped list. */
+static __always_inline void wait_reap(struct aios_req *r, __u64 now, __s64 res, __u32 state)
+{
+	struct aios_key k = reap_key(r);
+
+	if (want_hist_reap) {
+		struct done_val v = { .ts = now, .group = group_of(r, state) };
+
+		if (bpf_map_update_elem(&done, &k, &v, BPF_ANY))
+			drop(AIOS_DROP_DONE);
+	}
+	if (want_unreaped) {
+		struct aios_unreaped *u;
+		__u32 zero = 0;
+
+		/* the value is too big for the stack: built in a per-CPU scratch */
+		u = bpf_map_lookup_elem(&unreaped_buf, &zero);
+		if (!u)
+			return;
+		__builtin_memcpy(&u->req, r, sizeof(*r));
+		u->done_ts = now;
+		u->res = res;
+		if (bpf_map_update_elem(&unreaped, &k, u, BPF_ANY))
+			drop(AIOS_DROP_DONE);
+	}
+}
+
 static __always_inline void finish(struct aios_req *r, __u64 now, __s64 res, bool reaped)
 {
 	__u64 lat = now - r->ts;
@@ -121,14 +177,40 @@ static __always_inline void finish(struct aios_req *r, __u64 now, __s64 res, boo
 		pidc_add(r->pid, res);
 	if (want_events)
 		emit_done(r, now, res, state, 0);
-	/* io_uring CQEs are reaped without a syscall: nothing would ever take it out */
-	if (want_hist_reap && !reaped && r->api == AIOS_API_AIO) {
-		struct aios_key k = { .id = r->obj, .aux = aios_aux(r->ctx, r->pid) };
-		struct done_val v = { .ts = now, .group = group_of(r, state) };
+	/* io_uring: only where its reaps are seen, else nothing would take it out */
+	if ((r->api == AIOS_API_AIO && !reaped) ||
+	    (r->api == AIOS_API_URING && want_uring_reap))
+		wait_reap(r, now, res, state);
+}
 
-		if (bpf_map_update_elem(&done, &k, &v, BPF_ANY))
-			drop(AIOS_DROP_DONE);
-	}
+/*
+ * hist --reap's kernel-side join: the reap of a finished request keyed @k, at @now.
+ * False if no completion waits under @k.
+ */
+static __always_inline bool reap_hist(const struct aios_key *k, __u64 now)
+{
+	struct done_val *t = bpf_map_lookup_elem(&done, k);
+
+	if (!t)
+		return false;
+	if (now >= t->ts && hist_by == AIOS_BY_STAGE)
+		hist_add(AIOS_H_LAT, AIOS_SG_REAP, now - t->ts);
+	else if (now >= t->ts)
+		hist_add(AIOS_H_REAP, t->group, now - t->ts);
+	bpf_map_delete_elem(&done, k);
+	return true;
+}
+
+/* The reap of @k: its hist --reap time, and it leaves the unreaped list. */
+static __always_inline bool reap_join(const struct aios_key *k, __u64 now)
+{
+	bool found = false;
+
+	if (want_unreaped)
+		found = !bpf_map_delete_elem(&unreaped, k);
+	if (want_hist_reap)
+		found = reap_hist(k, now);
+	return found;
 }
 
 #endif /* AIOSCOPE_REQUEST_BPF_H */

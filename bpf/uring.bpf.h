@@ -12,7 +12,13 @@
  *           after the SQE is prepared, before the request is issued.
  *   complete: io_uring_complete(ctx, req, ...): the CQE is being written to the
  *           ring (req is NULL for CQEs that belong to no request).
- * The application reaps CQEs from the shared ring without a syscall: no reap time.
+ * The application reaps CQEs from the shared ring without a syscall. Where the
+ * reaps are wanted (want_uring_reap), each traced CQE gets a tail mark, the ring's
+ * CQ tail just after the CQE was taken (every kernel fires io_uring_complete after
+ * that), and the ring's CQ head, which the application writes, is read whenever a
+ * task enters io_uring_enter on the ring: CQEs whose mark the head reached were
+ * reaped by then (struct aios_cq_head). A reap is seen at the next io_uring_enter
+ * on the ring after it, so its time is an upper bound (docs/stages.md).
  * The request holds its file only once it is issued. Where pending requests are
  * shown (in-flight table, queue depth) the submit looks the file up from the SQE's
  * descriptor in the submitter's file table; a registered (fixed) file, and every
@@ -28,6 +34,22 @@ const volatile bool want_uring = false;
 /* io_kiocb flags that mirror the SQE's (IOSQE_*_BIT, ABI) */
 #define URING_F_FIXED_FILE	(1U << 0)
 #define URING_F_CQE_SKIP	(1U << 6)
+
+/* io_uring_enter's flags and the registered rings' table (ABI) */
+#define URING_ENTER_REGISTERED_RING	(1U << 4)
+#define URING_RINGFD_REG_MAX		16
+
+/*
+ * The CQ head of each ring with a traced completion, as last seen. An entry is made
+ * at the ring's first traced completion, from the head then: every traced CQE's
+ * mark is above it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);		/* struct io_ring_ctx * */
+	__type(value, __u32);
+} cq_seen SEC(".maps");
 
 /* IORING_OP_* numbers are ABI */
 static __always_inline int uring_op(__u8 opcode, bool *vectored)
@@ -141,7 +163,107 @@ int raw_uring_complete(struct bpf_raw_tracepoint_args *ctx)
 	}
 	if ((r.flags & AIOS_F_SAMPLE_LATER) && !sample_keep())
 		return 0;
+	if (want_uring_reap) {
+		struct io_ring_ctx *uctx = (void *)r.ctx;
+
+		r.obj = BPF_CORE_READ(uctx, cached_cq_tail);
+		if (!bpf_map_lookup_elem(&cq_seen, &r.ctx)) {
+			__u32 head = BPF_CORE_READ(uctx, rings, cq.head);
+
+			bpf_map_update_elem(&cq_seen, &r.ctx, &head, BPF_NOEXIST);
+		}
+	}
 	finish(&r, bpf_ktime_get_ns(), BPF_CORE_READ(req, cqe.res), qd_done);
+	return 0;
+}
+
+struct cq_reap {
+	__u64 aux;	/* uring_aux(ring, tgid) */
+	__u64 now;
+	__u32 from;
+};
+
+/* the kernel-side joins: one tail mark of the window (not traced: nothing found) */
+static long cq_reap_cb(__u32 i, void *data)
+{
+	struct cq_reap *c = data;
+	struct aios_key k = { .id = (__u32)(c->from + 1 + i), .aux = c->aux };
+
+	reap_join(&k, c->now);
+	return 0;
+}
+
+/* the file io_uring_enter names: a descriptor, or a registered ring's index */
+static __always_inline struct file *uring_enter_file(__u32 fd, __u32 flags)
+{
+	struct task_struct *task;
+	struct io_uring_task *tctx;
+	struct file *f = NULL;
+
+	if (!(flags & URING_ENTER_REGISTERED_RING))
+		return fd_file(fd);
+	task = (void *)bpf_get_current_task();
+	tctx = BPF_CORE_READ(task, io_uring);
+	if (!tctx || fd >= URING_RINGFD_REG_MAX)
+		return NULL;
+	bpf_core_read(&f, sizeof(f), &tctx->registered_rings[fd]);
+	return f;
+}
+
+/*
+ * io_uring_enter(fd, to_submit, min_complete, flags, ...): the reaps since the last
+ * entry on this ring. A ring is known by its context, the file's private data; a
+ * file that is not a ring with traced completions finds no entry in cq_seen.
+ */
+SEC("?tracepoint/syscalls/sys_enter_io_uring_enter")
+int tp_enter_uring(struct trace_event_raw_sys_enter *ctx)
+{
+	struct file *f = uring_enter_file(ctx->args[0], ctx->args[3]);
+	struct io_ring_ctx *uctx;
+	struct aios_cq_head *rec;
+	__u32 *seen, head, from;
+	__u64 key;
+
+	if (!f)
+		return 0;
+	key = (__u64)BPF_CORE_READ(f, private_data);
+	seen = bpf_map_lookup_elem(&cq_seen, &key);
+	if (!seen)
+		return 0;
+	uctx = (void *)key;
+	head = BPF_CORE_READ(uctx, rings, cq.head);
+	from = *seen;
+	if (head == from)
+		return 0;
+	/* a head that went back: a new ring in a freed one's place; start over */
+	if ((__s32)(head - from) < 0) {
+		*seen = head;
+		return 0;
+	}
+	/* threads entering at once: one of them reports the window */
+	if (__sync_val_compare_and_swap(seen, from, head) != from)
+		return 0;
+	if (want_hist_reap || want_unreaped) {
+		struct cq_reap c = { .aux = uring_aux(key, bpf_get_current_pid_tgid() >> 32),
+				     .now = bpf_ktime_get_ns(), .from = from };
+		__u32 n = head - from;
+
+		bpf_loop(n < AIOS_URING_CQ_MAX ? n : AIOS_URING_CQ_MAX, cq_reap_cb, &c, 0);
+	}
+	if (!want_event_reap)
+		return 0;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		drop(AIOS_DROP_RINGBUF);
+		return 0;
+	}
+	rec->type = AIOS_REC_CQ_HEAD;
+	rec->pid = bpf_get_current_pid_tgid() >> 32;
+	rec->ts = bpf_ktime_get_ns();
+	rec->ctx = key;
+	rec->from = from;
+	rec->to = head;
+	bpf_ringbuf_submit(rec, rb_flags());
 	return 0;
 }
 

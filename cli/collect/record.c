@@ -143,6 +143,36 @@ void tracer_rx_free(struct tracer_rx *t)
 	oat_free(&t->join);
 }
 
+/* a held completion reaped at @ts */
+static void join_reaped(struct tracer_rx *t, struct tracer_join_ent *je, uint64_t ts)
+{
+	struct tracer_event out = je->ev;
+
+	out.reap_ns = ts >= out.ts_ns ? ts - out.ts_ns : 0;
+	oat_del(&t->join, &join_type, je);
+	deliver(t, &out);
+}
+
+/*
+ * An io_uring ring's CQ head moved from @h->from to @h->to: the CQEs whose tail mark
+ * is in between were reaped. Marks of CQEs not traced find nothing, and are not
+ * counted (other opcodes, filtered requests). At most a full ring's worth.
+ */
+static void cq_head_reaped(struct tracer_rx *t, const struct aios_cq_head *h)
+{
+	uint32_t n = h->to - h->from;
+
+	if (n > AIOS_URING_CQ_MAX)
+		n = AIOS_URING_CQ_MAX;
+	for (uint32_t i = 1; i <= n && !t->cb_ret; i++) {
+		struct join_key k = { (uint32_t)(h->from + i), h->ctx };
+		struct tracer_join_ent *je = oat_find(&t->join, &join_type, &k);
+
+		if (je)
+			join_reaped(t, je, h->ts);
+	}
+}
+
 /*
  * Records are copied out before use: libbpf hands out 8-byte aligned records, but
  * nothing here relies on it.
@@ -171,11 +201,18 @@ int tracer_rx_record(struct tracer_rx *t, const void *data, size_t size)
 			e.cancel_ret = d.cancel_ret;
 			e.cancel_ns = d.cancel_ts - d.req.ts;
 		}
-		/* io_uring CQEs are reaped from the ring, without a syscall to see */
+		/* io_uring: where the CQ head is sampled, under its CQE's tail mark */
 		if (t->join_reap && d.req.api == AIOS_API_AIO)
 			join_put(t, d.req.obj, aios_aux(d.req.ctx, d.req.pid), &e);
+		else if (t->join_reap && t->join_uring && d.req.api == AIOS_API_URING)
+			join_put(t, (uint32_t)d.req.obj, d.req.ctx, &e);
 		else
 			deliver(t, &e);
+	} else if (type == AIOS_REC_CQ_HEAD && size >= sizeof(struct aios_cq_head)) {
+		struct aios_cq_head h;
+
+		memcpy(&h, data, sizeof(h));
+		cq_head_reaped(t, &h);
 	} else if (type == AIOS_REC_REAP && size >= offsetof(struct aios_reap, ev)) {
 		const unsigned char *p = data;
 		struct aios_reap r;
@@ -189,7 +226,6 @@ int tracer_rx_record(struct tracer_rx *t, const void *data, size_t size)
 		for (uint32_t i = 0; i < n; i++) {
 			struct aios_io_event ev;
 			struct tracer_join_ent *je;
-			struct tracer_event out;
 
 			memcpy(&ev, p + offsetof(struct aios_reap, ev) + i * sizeof(ev), sizeof(ev));
 			je = oat_find(&t->join, &join_type, &(struct join_key){ ev.obj, aux });
@@ -197,10 +233,7 @@ int tracer_rx_record(struct tracer_rx *t, const void *data, size_t size)
 				t->unmatched_reap += !t->sampling;
 				continue;
 			}
-			out = je->ev;
-			out.reap_ns = r.ts >= out.ts_ns ? r.ts - out.ts_ns : 0;
-			oat_del(&t->join, &join_type, je);
-			deliver(t, &out);
+			join_reaped(t, je, r.ts);
 		}
 	}
 	return t->cb_ret;

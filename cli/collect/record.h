@@ -22,6 +22,7 @@
 struct tracer_rx {
 	/* set by the owner */
 	bool join_reap;			/* hold aio completions for their reap record */
+	bool join_uring;		/* and io_uring ones for their CQ head record */
 	bool sampling;			/* 1 request in N followed: the reaps of the others
 					 * find nothing to join, and are not counted */
 	tracer_event_fn cb;		/* NULL: events are counted, not delivered */
@@ -29,7 +30,8 @@ struct tracer_rx {
 	/* per poll: the first non-zero callback return stops delivery */
 	int cb_ret;
 	int delivered;
-	/* user-space join: completions held by (obj, aux) until their reap */
+	/* user-space join: completions held by (obj, aux) until their reap (libaio:
+	 * user iocb, aios_aux; io_uring: CQE tail mark, ring) */
 	struct oat_table join;
 	uint64_t join_lost, unmatched_reap;
 };

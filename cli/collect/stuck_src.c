@@ -372,7 +372,9 @@ static uint64_t stage_age(const struct pending_req *q, uint64_t age_ns)
 int stuck_add_tracer(struct stuck_list *l, struct tracer *t, const struct pending_req *q,
 		     uint64_t age_ns, bool by_user_iocb)
 {
-	struct stuck_req *r = debugfs_twin(l, q, by_user_iocb);
+	/* the listing has only requests the driver still holds */
+	struct stuck_req *r = q->stage == PEND_STAGE_UNREAPED ? NULL :
+			      debugfs_twin(l, q, by_user_iocb);
 
 	/*
 	 * aiodev requests: the debugfs listing already has them (with more detail);
@@ -455,6 +457,8 @@ int stuck_from_tracer(struct tracer *t, struct stuck_list *l, uint64_t older_tha
 
 	stuck_list_index(l, ft.by_user_iocb);	/* the debugfs listing, read just before */
 	rc = tracer_inflight_foreach(t, add_inflight, &ft);
-
-	return rc < 0 ? rc : 0;
+	/* and, where the tracer keeps them, those completed but not reaped */
+	if (rc >= 0)
+		rc = tracer_unreaped_foreach(t, add_inflight, &ft);
+	return rc < 0 && rc != -EOPNOTSUPP ? rc : 0;
 }

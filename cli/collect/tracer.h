@@ -88,6 +88,8 @@ struct tracer_opts {
 	bool stacks;			/* record each request's submitting kernel and user
 					 * stacks (fentry/kprobe modes): tracer_stack_read() */
 	bool pid_counts;		/* requests and bytes per process: tracer_pid_foreach() */
+	bool unreaped;			/* finished requests kept until their application
+					 * reaps them: tracer_unreaped_foreach() */
 	bool stages;			/* the block layer's and the driver's times of each
 					 * request (events: queue_ts, issue_ts, device_ts,
 					 * bios): tracer_stage_joins() says which joins */
@@ -202,6 +204,16 @@ int tracer_flush(struct tracer *t, tracer_event_fn cb, void *ctx);
 int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx);
 
 /*
+ * Call @cb for each request that finished and was not reaped yet (opts.unreaped;
+ * -EOPNOTSUPP without): stage PEND_STAGE_UNREAPED, stage_ns its completion. libaio
+ * requests leave at their io_getevents, io_uring ones at the first io_uring_enter
+ * on their ring after their application moved the CQ head past them (none when
+ * the tracer lacks the io_uring_enter hook), both at their process's exit (libaio
+ * also at io_destroy). Returns the count or -errno.
+ */
+int tracer_unreaped_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx);
+
+/*
  * The frames (return addresses, innermost first) of stack @id of a pending request
  * (pending_req.kstack_id or .ustack_id) into @ips. Returns the number of frames
  * (at most @max and TRACER_STACK_DEPTH), -ENOENT for id -1 or an unknown id, or
@@ -260,6 +272,7 @@ enum tracer_join {
 	TRACER_JOIN_BLKDEV,		/* block device, several bios */
 	TRACER_JOIN_IOMAP,		/* iomap filesystems: ext4, xfs, ... */
 	TRACER_JOIN_IOWQ,		/* io_uring's punts to io-wq */
+	TRACER_JOIN_URING_REAP,		/* io_uring's reaps: the CQ head at io_uring_enter */
 	TRACER_JOIN_NR
 };
 /* Which joins are in place (0 unless opts.stages and the block hooks attached). */

@@ -47,6 +47,7 @@ static const struct {
 	[HK_PURGE] = { "exit", "cleanup of requests never reaped" },
 	[HK_STAGES] = { "block", "the block layer's stages" },
 	[HK_IOWQ] = { "io-wq", "the io-wq stage" },
+	[HK_URING_REAP] = { "io_uring_enter", "io_uring reap times" },
 };
 
 
@@ -334,6 +335,7 @@ enum {
 	C_PURGE = 1 << 11,	/* records only a reap removes: purge them at exit */
 	C_TWIN3 = 1 << 12,	/* a third submit/reap twin: the kernel preempts programs */
 	C_STAGES = 1 << 13,	/* --stages */
+	C_URING_REAP = 1 << 14,	/* io_uring's reaps (want_uring_reap) */
 };
 
 /*
@@ -380,6 +382,7 @@ static const struct prog_use prog_table[] = {
 	U(tp_exit_getevents, M_F | M_K | M_S, C_REAP_TP, HK_REAP),
 	U(tp_enter_pgetevents, M_F | M_K | M_S, C_REAP_TP, HK_REAP),
 	U(tp_exit_pgetevents, M_F | M_K | M_S, C_REAP_TP, HK_REAP),
+	U(tp_enter_uring, M_F | M_K, C_URING_REAP, HK_URING_REAP),
 	U(kretsys_io_cancel, M_F, C_CANCEL, HK_CANCEL),
 	U(ksys_io_cancel, M_F, C_CANCEL, HK_CANCEL),
 	/* the syscalls mode's submits: HK_SUBMIT there (see prog_hook) */
@@ -567,6 +570,7 @@ const char *tracer_join_name(enum tracer_join j)
 		[TRACER_JOIN_BLKDEV] = "blkdev",
 		[TRACER_JOIN_IOMAP] = "iomap",
 		[TRACER_JOIN_IOWQ] = "io-wq",
+		[TRACER_JOIN_URING_REAP] = "io_uring-reap",
 	};
 
 	return (unsigned int)j < TRACER_JOIN_NR ? name[j] : "?";
@@ -583,6 +587,8 @@ unsigned int tracer_stage_joins(const struct tracer *t)
 			m |= 1U << j;
 	if (hook_in_place(t, HK_IOWQ))
 		m |= 1U << TRACER_JOIN_IOWQ;
+	if (hook_in_place(t, HK_URING_REAP))
+		m |= 1U << TRACER_JOIN_URING_REAP;
 	return m;
 }
 
@@ -638,6 +644,11 @@ static void set_wants(struct tracer *t, struct aioscope_bpf *s, enum tracer_mode
 				 !(t->hooks_missing & HK(HK_CANCEL));
 	t->uring = t->uring_tp && !(t->hooks_missing & HK(HK_URING));
 	s->rodata->want_uring = t->uring;
+	s->rodata->want_unreaped = o->unreaped && !sysc;
+	s->rodata->want_uring_reap = t->uring && !sysc &&
+				     (s->rodata->want_event_reap || s->rodata->want_hist_reap ||
+				      s->rodata->want_unreaped) &&
+				     !(t->hooks_missing & HK(HK_URING_REAP));
 	s->rodata->targ_stacks = o->stacks && !sysc;
 	s->rodata->want_stages = o->stages && !sysc;
 	if (s->rodata->want_stages)
@@ -700,6 +711,10 @@ static void size_maps(struct tracer *t, struct aioscope_bpf *s)
 	s->rodata->slot_mask = TRACER_SLOTS - 1;
 	if (!s->rodata->want_hist_reap)
 		bpf_map__set_max_entries(s->maps.done, 1);
+	if (!s->rodata->want_uring_reap)
+		bpf_map__set_max_entries(s->maps.cq_seen, 1);
+	if (!s->rodata->want_unreaped)
+		bpf_map__set_max_entries(s->maps.unreaped, 1);
 	size_hists(t, s);
 }
 
@@ -729,9 +744,11 @@ static unsigned int attach_conditions(const struct tracer *t, const struct aiosc
 	       (submit_tp && !(!sysc && (miss & HK(HK_SUBMIT_BATCH))) ? C_SUBMIT_TP : 0) |
 	       (s->rodata->want_cancel ? C_CANCEL : 0) | (driver ? C_DRIVER : 0) |
 	       (t->uring ? C_URING : 0) |
-	       (sysc || s->rodata->want_hist_reap || s->rodata->want_reconcile ? C_PURGE : 0) |
+	       (sysc || s->rodata->want_hist_reap || s->rodata->want_reconcile ||
+		s->rodata->want_unreaped ? C_PURGE : 0) |
 	       (t->preemptible ? C_TWIN3 : 0) |
-	       (o->stages && !sysc && !(miss & HK(HK_STAGES)) ? C_STAGES : 0);
+	       (o->stages && !sysc && !(miss & HK(HK_STAGES)) ? C_STAGES : 0) |
+	       (s->rodata->want_uring_reap ? C_URING_REAP : 0);
 }
 
 /*
@@ -1026,7 +1043,7 @@ static void probe_kernel(struct tracer *t)
 static bool needs_reap(const struct tracer_opts *o)
 {
 	return (o->events && o->event_reap) || (o->hist && o->hist_reap) ||
-	       (o->hist && o->hist_syscalls) || o->inflight || o->qd ||
+	       (o->hist && o->hist_syscalls) || o->inflight || o->qd || o->unreaped ||
 	       (o->hist && o->hist_by == AIOS_BY_QD);
 }
 
@@ -1100,6 +1117,7 @@ static int open_readers(struct tracer *t, char *err, size_t errlen)
 		return tracer_fail(err, errlen, -ENOMEM, "out of memory");
 	if (t->opts.events) {
 		t->rx.join_reap = t->opts.event_reap && t->mode != TRACER_MODE_SYSCALLS;
+		t->rx.join_uring = t->skel->rodata->want_uring_reap;
 		t->rx.sampling = t->opts.sample > 1;
 		t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), tracer_on_record, t, NULL);
 		if (!t->rb)

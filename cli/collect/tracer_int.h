@@ -45,6 +45,7 @@ enum hook_id {
 	HK_PURGE,		/* process exit, io_destroy: unreaped records leave */
 	HK_STAGES,		/* the block layer's tracepoints: --stages */
 	HK_IOWQ,		/* io_uring's punts to io-wq and their start: --stages */
+	HK_URING_REAP,		/* io_uring_enter: the CQ ring's head, io_uring's reaps */
 	HK_NR
 };
 
@@ -52,7 +53,7 @@ enum hook_id {
 /* left out alone when they fail; the others need a fallback or fail the mode */
 #define HK_PLAIN_OPTIONAL (HK(HK_SUBMIT_RET) | HK(HK_SUBMIT_BATCH) | HK(HK_CANCEL) | \
 			   HK(HK_DRIVER) | HK(HK_URING) | HK(HK_PURGE) | HK(HK_STAGES) | \
-			   HK(HK_IOWQ))
+			   HK(HK_IOWQ) | HK(HK_URING_REAP))
 
 /* the block joins' bio completion functions (enum tracer_join), then bio_chain_endio */
 #define TRACER_END_IO_CHAIN	(TRACER_JOIN_IOMAP + 1)

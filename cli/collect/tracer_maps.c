@@ -60,6 +60,23 @@ static int inflight_one(const struct aios_req *r, bool stages, tracer_inflight_f
 	return cb(ctx, &f);
 }
 
+/* an unreaped request: a pending one in the stage after the last */
+struct unreaped_cb {
+	tracer_inflight_fn cb;
+	void *ctx;
+	uint64_t done_ts;
+};
+
+static int unreaped_one(void *ctx, const struct pending_req *q)
+{
+	const struct unreaped_cb *u = ctx;
+	struct pending_req f = *q;
+
+	f.stage = PEND_STAGE_UNREAPED;
+	f.stage_ns = u->done_ts;
+	return u->cb(u->ctx, &f);
+}
+
 struct inflight_lookup {
 	int fd;
 	struct aios_key out_batch;
@@ -178,6 +195,31 @@ int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
 			continue;	/* completed (or replaced) during the scan */
 		n++;
 		rc = inflight_one(&e->r, each.stages, cb, ctx);
+		if (rc)
+			return rc;
+	}
+	return n;
+}
+
+int tracer_unreaped_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
+{
+	int fd = bpf_map__fd(t->skel->maps.unreaped);
+	struct aios_key k, next;
+	struct aios_unreaped v;
+	void *prev = NULL;
+	int n = 0;
+
+	if (!t->skel->rodata->want_unreaped)
+		return -EOPNOTSUPP;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, &v))
+			continue;	/* reaped meanwhile */
+		struct unreaped_cb u = { cb, ctx, v.done_ts };
+		int rc = inflight_one(&v.req, false, unreaped_one, &u);
+
+		n++;
 		if (rc)
 			return rc;
 	}

@@ -781,7 +781,8 @@ static void write_requests(struct aio_prom *p)
 	write_hists(p, AIOS_H_LAT, "aioscope_request_duration_seconds",
 		    "Request latency, submit to completion (syscalls mode: to reap).");
 	write_hists(p, AIOS_H_REAP, "aioscope_reap_delay_seconds",
-		    "Time a completed libaio request waited until io_getevents reaped it.");
+		    "Time a completed request waited until its application reaped it (io_uring: "
+		    "seen at the next io_uring_enter on the ring).");
 	write_hists(p, AIOS_H_DRIVER, "aioscope_driver_duration_seconds",
 		    "Time requests spent in the aiodev driver (aiodev's tracepoints).");
 }

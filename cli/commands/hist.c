@@ -66,7 +66,7 @@ static const struct argp_option hist_options[] = {
 	{ "interval", 'i', "SEC", 0, "Print every SEC seconds (default: once, at the end)", 0 },
 	{ "count", 'n', "COUNT", 0, "Stop after COUNT intervals (of 1 s unless -i)", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 0 },
-	{ "reap", OPT_REAP, NULL, 0, "Also the reap latency (complete -> io_getevents)", 0 },
+	{ "reap", OPT_REAP, NULL, 0, "Also the reap latency (complete -> io_getevents, or for io_uring the CQ head at io_uring_enter)", 0 },
 	{ "syscalls", OPT_SYSCALLS, NULL, 0, "Also requests per io_submit and events per "
 	  "io_getevents (syscall batching)", 0 },
 	{ "json", OPT_JSON, NULL, 0, "One JSON object per group per interval", 0 },
@@ -86,8 +86,8 @@ static const char hist_doc[] =
 	"Histograms of request latency (submit -> complete) of libaio and io_uring\n"
 	"requests, aggregated in the kernel, with count, p50, p90, p99, p99.9 and max.\n"
 	"Buckets are 1/64 of a power of two wide, so each percentile is within 1.6%\n"
-	"above the exact value. --reap applies to libaio: io_uring completions are\n"
-	"read from the ring without a syscall.\n"
+	"above the exact value. --reap: io_uring's reaps are seen at the next\n"
+	"io_uring_enter on the ring (an upper bound).\n"
 	"\v"
 	"Examples:\n"
 	"  aioscope hist                        # until Ctrl-C, then print\n"

@@ -93,9 +93,9 @@ static const struct argp_option snoop_options[] = {
 static const char snoop_doc[] =
 	"Print one line per finished libaio or io_uring request: time, comm, pid, api\n"
 	"(aio, uring), op, device (major:minor) and inode, offset, bytes, result, lat\n"
-	"(submit -> complete), reap (complete -> the io_getevents that returned it; '-'\n"
-	"when none did, always for io_uring, whose completions are read from the ring\n"
-	"without a syscall), state.\n"
+	"(submit -> complete), reap (complete -> the io_getevents that returned it; for\n"
+	"io_uring, -> the first io_uring_enter on the ring that found the CQ head past\n"
+	"it; '-' when none did), state.\n"
 	"A summary (events, lost events) ends the output on stderr.\n"
 	"\v"
 	"Examples:\n"
@@ -151,7 +151,7 @@ static void stages_report(struct tracer *t, FILE *f)
 			sep = ", ";
 		}
 	}
-	fprintf(f, "; io_uring reap times are not split yet\n");
+	fprintf(f, "\n");
 }
 
 /* "stage_joins": ["blkdev-async", ...] */

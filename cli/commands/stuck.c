@@ -55,7 +55,9 @@ static const char doc[] =
 "Pending aiodev requests come from the driver's debugfs listing, so requests\n"
 "submitted before aioscope started are found too (no BPF needed). With --watch,\n"
 "the tracer is attached as well and requests on any file (tmpfs, block devices)\n"
-"submitted after it attached are listed once they pass the threshold.\n"
+"submitted after it attached are listed once they pass the threshold, each with\n"
+"the stage it is in: submitted, queued, device, completing, or unreaped (completed,\n"
+"never taken by the application: its bug, not the device's).\n"
 "\n"
 "Exit status: 0 nothing stuck, 3 something stuck, 1 runtime error, 2 usage error.\n"
 "\n"
@@ -221,7 +223,8 @@ static int stuck_parse(int argc, char **argv)
 /* --watch: the tracer as well, or NULL (the debugfs listing works without it). */
 static struct tracer *stuck_tracer(void)
 {
-	struct tracer_opts to = { .inflight = true, .stages = true, .pid = env.pid,
+	struct tracer_opts to = { .inflight = true, .stages = true, .unreaped = true,
+				  .pid = env.pid,
 				  .stacks = env.stack, .verbose = env.verbose };
 	struct tracer *tr = NULL;
 	char msg[256] = "";

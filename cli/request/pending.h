@@ -34,6 +34,8 @@ enum pending_stage {
 	PEND_STAGE_QUEUED,	/* a bio queued in the block layer, not issued */
 	PEND_STAGE_DEVICE,	/* issued to the device (or aiodev has it) */
 	PEND_STAGE_COMPLETING,	/* the device completed it; the event is not posted */
+	PEND_STAGE_UNREAPED,	/* completed, its event posted; the application has
+				 * not reaped it (opts.unreaped) */
 };
 
 /*
@@ -109,13 +111,17 @@ static inline bool stuck_same_request(const struct stuck_req *d, uint64_t tracer
 	return (by_user_iocb ? d->req.obj : d->req.id) == tracer_id && d->req.pid == tracer_pid;
 }
 
-/* "submitted", "iowq-wait", "iowq", "queued", "device", "completing"; NULL unknown */
+/*
+ * "submitted", "iowq-wait", "iowq", "queued", "device", "completing", "unreaped";
+ * NULL unknown
+ */
 static inline const char *pending_stage_name(enum pending_stage s)
 {
 	static const char *const name[] = {
 		[PEND_STAGE_SUBMITTED] = "submitted", [PEND_STAGE_IOWQ_WAIT] = "iowq-wait",
 		[PEND_STAGE_IOWQ] = "iowq", [PEND_STAGE_QUEUED] = "queued",
 		[PEND_STAGE_DEVICE] = "device", [PEND_STAGE_COMPLETING] = "completing",
+		[PEND_STAGE_UNREAPED] = "unreaped",
 	};
 
 	return (unsigned int)s < sizeof(name) / sizeof(name[0]) ? name[s] : NULL;

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz_record - the ring buffer's records in user space (cli/collect/record.c): DONE and
- * REAP records of any length and content, in any order, through the decoder and the
+ * fuzz_record - the ring buffer's records in user space (cli/collect/record.c): DONE,
+ * REAP and CQ_HEAD records of any length and content, in any order, through the decoder and the
  * completion/reap join, then through snoop's two line forms: the JSON line must be
  * one valid JSON object in valid UTF-8, whole; the text line terminal-safe.
  *
  * Input: byte 0 = flags (bit 0: join completions with their reap; bit 1: stop
- * delivery after a few events, as a callback error does); 8 bytes of clock offset;
- * then records, each a 2-byte length, 1 type byte (0: keep the bytes' own type,
- * 1 DONE, 2 REAP), the bytes.
+ * delivery after a few events, as a callback error does; bit 2: join io_uring's
+ * completions with the CQ head records); 8 bytes of clock offset; then records,
+ * each a 2-byte length, 1 type byte (0: keep the bytes' own type, 1 DONE, 2 REAP,
+ * 3 CQ_HEAD), the bytes.
  */
 #include <linux/types.h>
 
@@ -76,7 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fz in = { data, size };
 	uint8_t flags = fz_u8(&in);
 	struct state st = { .join = flags & 1, .stop_after = (flags & 2) ? 1 + (flags >> 4) : 0 };
-	struct tracer_rx rx = { .join_reap = st.join, .cb = on_event, .cb_ctx = &st };
+	struct tracer_rx rx = { .join_reap = st.join, .join_uring = flags & 4, .cb = on_event,
+				.cb_ctx = &st };
 	uint64_t now;
 
 	st.clock = fz_u64(&in, 8);
@@ -96,7 +98,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(rec, in.p, len);
 		in.p += len;
 		in.n -= len;
-		if ((type == AIOS_REC_DONE || type == AIOS_REC_REAP) && len >= 4)
+		if ((type == AIOS_REC_DONE || type == AIOS_REC_REAP || type == AIOS_REC_CQ_HEAD) &&
+		    len >= 4)
 			memcpy(rec, &t32, 4);
 		tracer_rx_record(&rx, rec, len);
 		free(rec);

@@ -3,7 +3,8 @@
  * test_record.c - snoop's completion/reap join (cli/collect/record.c): a completion
  * waits for the reap record that names it, whatever the time; the sweep lets one
  * go without its reap only when it is old by the sweep's clock, never when it is
- * newer than that clock.
+ * newer than that clock. An io_uring completion waits for the CQ head sample that
+ * passes its tail mark, across the u32 counter's wrap.
  */
 #include <stddef.h>
 #include <string.h>
@@ -67,6 +68,66 @@ static void reap_rec(struct tracer_rx *rx, uint64_t obj, uint64_t ts)
 	tracer_rx_record(rx, &r, offsetof(struct aios_reap, ev) + sizeof(r.ev[0]));
 }
 
+#define RING 0xffff888012340000ULL
+
+static void uring_done(struct tracer_rx *rx, uint32_t mark, uint64_t ts)
+{
+	struct aios_done d;
+
+	memset(&d, 0, sizeof(d));
+	d.type = AIOS_REC_DONE;
+	d.ts = ts;
+	d.req.ts = ts - 100;
+	d.req.obj = mark;
+	d.req.ctx = RING;
+	d.req.pid = PID;
+	d.req.api = AIOS_API_URING;
+	tracer_rx_record(rx, &d, sizeof(d));
+}
+
+static void cq_head(struct tracer_rx *rx, uint64_t ctx, uint32_t from, uint32_t to, uint64_t ts)
+{
+	struct aios_cq_head h = { .type = AIOS_REC_CQ_HEAD, .pid = PID, .ts = ts, .ctx = ctx,
+				  .from = from, .to = to };
+
+	tracer_rx_record(rx, &h, sizeof(h));
+}
+
+static void test_uring_completion_waits_for_the_cq_head(void)
+{
+	struct seen s = { 0 };
+	struct tracer_rx rx = { .join_reap = true, .join_uring = true, .cb = on_event,
+				.cb_ctx = &s };
+
+	/* marks 0xfffffffe, 0xffffffff, 0 and 1: the counter wraps between them */
+	for (uint32_t i = 0; i < 4; i++)
+		uring_done(&rx, 0xfffffffeU + i, 1000 + i);
+	UASSERT(s.n == 0, "delivered before the head passed: %d", s.n);
+	cq_head(&rx, RING + 4096, 0xfffffffdU, 1, 5000);	/* another ring */
+	UASSERT(s.n == 0, "another ring's head reaped: %d", s.n);
+	cq_head(&rx, RING, 0xfffffffdU, 0xffffffffU, 5000);
+	UASSERT(s.n == 2 && s.obj[0] == 0xfffffffeU && s.reap_ns[0] == 4000 &&
+		s.obj[1] == 0xffffffffU && s.reap_ns[1] == 3999,
+		"n %d obj %#llx reap %llu", s.n, (unsigned long long)s.obj[0],
+		(unsigned long long)s.reap_ns[0]);
+	cq_head(&rx, RING, 0xffffffffU, 1, 7000);
+	UASSERT(s.n == 4 && s.obj[2] == 0 && s.reap_ns[2] == 5998 && s.obj[3] == 1 &&
+		s.reap_ns[3] == 5997, "after the wrap: n %d", s.n);
+	UASSERT(rx.unmatched_reap == 0, "marks not traced counted: %llu",
+		(unsigned long long)rx.unmatched_reap);
+	tracer_rx_free(&rx);
+}
+
+static void test_uring_without_its_hook_is_not_held(void)
+{
+	struct seen s = { 0 };
+	struct tracer_rx rx = { .join_reap = true, .cb = on_event, .cb_ctx = &s };
+
+	uring_done(&rx, 7, 1000);
+	UASSERT(s.n == 1 && s.reap_ns[0] == TRACER_REAP_NONE, "n %d", s.n);
+	tracer_rx_free(&rx);
+}
+
 static void test_completion_waits_for_its_reap(void)
 {
 	struct seen s = { 0 };
@@ -123,5 +184,7 @@ int main(void)
 	RUN(test_completion_waits_for_its_reap);
 	RUN(test_sweep_ages_by_its_clock);
 	RUN(test_reap_before_its_completion_is_unmatched);
+	RUN(test_uring_completion_waits_for_the_cq_head);
+	RUN(test_uring_without_its_hook_is_not_held);
 	return unit_done("record");
 }
