@@ -214,11 +214,15 @@ static __always_inline struct file *uring_enter_file(__u32 fd, __u32 flags)
  * io_uring_enter(fd, to_submit, min_complete, flags, ...): the reaps since the last
  * entry on this ring. A ring is known by its context, the file's private data; a
  * file that is not a ring with traced completions finds no entry in cq_seen.
+ * A kprobe on the syscall's entry (libbpf finds the architecture's wrapper), not
+ * the syscall tracepoint: enabling that one sends every system call of every task
+ * through the slow path, this costs only io_uring_enter's callers.
  */
-SEC("?tracepoint/syscalls/sys_enter_io_uring_enter")
-int tp_enter_uring(struct trace_event_raw_sys_enter *ctx)
+SEC("?ksyscall/io_uring_enter")
+int BPF_KSYSCALL(ksys_uring_enter, unsigned int fd, __u32 to_submit, __u32 min_complete,
+		 __u32 flags)
 {
-	struct file *f = uring_enter_file(ctx->args[0], ctx->args[3]);
+	struct file *f = uring_enter_file(fd, flags);
 	struct io_ring_ctx *uctx;
 	struct aios_cq_head *rec;
 	__u32 *seen, head, from;

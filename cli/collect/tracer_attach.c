@@ -382,7 +382,7 @@ static const struct prog_use prog_table[] = {
 	U(tp_exit_getevents, M_F | M_K | M_S, C_REAP_TP, HK_REAP),
 	U(tp_enter_pgetevents, M_F | M_K | M_S, C_REAP_TP, HK_REAP),
 	U(tp_exit_pgetevents, M_F | M_K | M_S, C_REAP_TP, HK_REAP),
-	U(tp_enter_uring, M_F | M_K, C_URING_REAP, HK_URING_REAP),
+	U(ksys_uring_enter, M_F | M_K, C_URING_REAP, HK_URING_REAP),
 	U(kretsys_io_cancel, M_F, C_CANCEL, HK_CANCEL),
 	U(ksys_io_cancel, M_F, C_CANCEL, HK_CANCEL),
 	/* the syscalls mode's submits: HK_SUBMIT there (see prog_hook) */
