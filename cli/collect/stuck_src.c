@@ -7,8 +7,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "parse.h"
 #include "stuck_src.h"
@@ -439,12 +441,64 @@ struct from_tracer {
 	bool by_user_iocb;	/* syscalls mode: ids are user iocb pointers */
 };
 
+#define URING_ENTER_GETEVENTS 1UL	/* IORING_ENTER_GETEVENTS (ABI) */
+
+/* One thread's /proc/PID/task/TID/syscall: in a syscall taking @api's completions? */
+static bool thread_reaping(const char *path, enum aios_api api, uint64_t ctx)
+{
+	unsigned long a[4];
+	long nr;
+	FILE *f = fopen(path, "re");
+	int n;
+
+	if (!f)
+		return false;
+	n = fscanf(f, "%ld %lx %lx %lx %lx", &nr, &a[0], &a[1], &a[2], &a[3]);
+	fclose(f);
+	if (n != 5)
+		return false;	/* "running", or not in a syscall */
+	if (api == AIOS_API_AIO)
+		return (nr == SYS_io_getevents || nr == SYS_io_pgetevents) && a[0] == ctx;
+	return nr == SYS_io_uring_enter && (a[3] & URING_ENTER_GETEVENTS);
+}
+
+/*
+ * Is a thread of @pid blocked in a syscall that takes completions of @api (libaio:
+ * io_getevents on context @ctx; io_uring: io_uring_enter waiting for completions)?
+ * Its finished requests are then being reaped, not forgotten: aio's read_events
+ * moves the ring's events into the caller's buffer while it waits for min_nr more,
+ * and an io_uring waiter takes its CQEs when it returns. Neither is the
+ * application's bug, so such requests are not listed as unreaped.
+ */
+static bool reaping_now(int32_t pid, enum aios_api api, uint64_t ctx)
+{
+	char path[64];
+	struct dirent *d;
+	bool yes = false;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while (!yes && (d = readdir(dir))) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/syscall", pid, d->d_name);
+		yes = thread_reaping(path, api, ctx);
+	}
+	closedir(dir);
+	return yes;
+}
+
 static int add_inflight(void *ctx, const struct pending_req *q)
 {
 	struct from_tracer *ft = ctx;
 	uint64_t age = ft->now > q->submit_ns ? ft->now - q->submit_ns : 0;
 
 	if (age < ft->min_age)
+		return 0;
+	if (q->stage == PEND_STAGE_UNREAPED && reaping_now(q->pid, q->api, q->ctx))
 		return 0;
 	return stuck_add_tracer(ft->l, ft->t, q, age, ft->by_user_iocb);
 }
