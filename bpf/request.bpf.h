@@ -115,7 +115,9 @@ static __always_inline __s32 stack_id(void *ctx, __u64 flags)
 /*
  * What joins a finished request to its reap: libaio, the user iocb pointer in its
  * process's context; io_uring, its CQE's tail mark in its ring, entered by its
- * process (the exit purge finds both by the tgid).
+ * process (the exit purge finds both by the tgid). snoop's join in user space
+ * (cli/collect/record.c) keys io_uring by (tail mark, ring) alone: its CQ head
+ * records carry the ring, and it purges nothing by process.
  */
 static __always_inline struct aios_key reap_key(const struct aios_req *r)
 {

@@ -31,7 +31,10 @@ struct tracer_rx {
 	int cb_ret;
 	int delivered;
 	/* user-space join: completions held by (obj, aux) until their reap (libaio:
-	 * user iocb, aios_aux; io_uring: CQE tail mark, ring) */
+	 * user iocb, aios_aux; io_uring: CQE tail mark, ring). The kernel's own join
+	 * (bpf/request.bpf.h, reap_key) keys io_uring by uring_aux(ring, tgid)
+	 * instead, because its exit purge looks entries up by tgid; here a CQ head
+	 * record names the ring only, and nothing is purged by process. */
 	struct oat_table join;
 	uint64_t join_lost, unmatched_reap;
 };

@@ -434,11 +434,23 @@ bool stuck_by_user_iocb(const struct tracer *t)
 	return !strcmp(tracer_mode_name(t), "syscalls");
 }
 
+/* reaping_now()'s answers in one snapshot, so /proc is read once per context */
+#define REAPING_MEMO 64
+
+struct reaping_memo {
+	int32_t pid;
+	enum aios_api api;
+	uint64_t ctx;
+	bool yes;
+};
+
 struct from_tracer {
 	struct tracer *t;
 	struct stuck_list *l;
 	uint64_t now, min_age;
 	bool by_user_iocb;	/* syscalls mode: ids are user iocb pointers */
+	struct reaping_memo memo[REAPING_MEMO];
+	size_t nmemo;
 };
 
 #define URING_ENTER_GETEVENTS 1UL	/* IORING_ENTER_GETEVENTS (ABI) */
@@ -491,6 +503,24 @@ static bool reaping_now(int32_t pid, enum aios_api api, uint64_t ctx)
 	return yes;
 }
 
+/* reaping_now(), asked once per (process, API, context) in a snapshot */
+static bool reaping_memo(struct from_tracer *ft, const struct pending_req *q)
+{
+	uint64_t ctx = q->api == AIOS_API_AIO ? q->ctx : 0;	/* io_uring: any ring */
+	struct reaping_memo *m;
+
+	for (size_t i = 0; i < ft->nmemo; i++) {
+		m = &ft->memo[i];
+		if (m->pid == q->pid && m->api == q->api && m->ctx == ctx)
+			return m->yes;
+	}
+	if (ft->nmemo == REAPING_MEMO)
+		return reaping_now(q->pid, q->api, ctx);
+	m = &ft->memo[ft->nmemo++];
+	*m = (struct reaping_memo){ q->pid, q->api, ctx, reaping_now(q->pid, q->api, ctx) };
+	return m->yes;
+}
+
 static int add_inflight(void *ctx, const struct pending_req *q)
 {
 	struct from_tracer *ft = ctx;
@@ -498,7 +528,7 @@ static int add_inflight(void *ctx, const struct pending_req *q)
 
 	if (age < ft->min_age)
 		return 0;
-	if (q->stage == PEND_STAGE_UNREAPED && reaping_now(q->pid, q->api, q->ctx))
+	if (q->stage == PEND_STAGE_UNREAPED && reaping_memo(ft, q))
 		return 0;
 	return stuck_add_tracer(ft->l, ft->t, q, age, ft->by_user_iocb);
 }

@@ -1206,6 +1206,7 @@ void tracer_close(struct tracer *t)
 	free(t->pcpu_buf);
 	tracer_rx_free(&t->rx);
 	map_batch_free(&t->ib);
+	map_batch_free(&t->ub);
 	free(t->seen);
 	free(t);
 }

@@ -94,8 +94,8 @@ struct tracer {
 	/* a scan's first pass over them (tracer_inflight_foreach) */
 	struct slot_seen *seen;
 	size_t seen_cap;
-	/* batch buffers for the in-flight table */
-	struct map_batch ib;
+	/* batch buffers for the in-flight table and the unreaped one */
+	struct map_batch ib, ub;
 };
 
 /* tracer.c: formats the message into @err, returns @rc */

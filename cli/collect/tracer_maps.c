@@ -77,14 +77,15 @@ static int unreaped_one(void *ctx, const struct pending_req *q)
 	return u->cb(u->ctx, &f);
 }
 
-struct inflight_lookup {
+/* one batch of a hash map keyed by struct aios_key (in-flight, unreaped) */
+struct hash_lookup {
 	int fd;
-	struct aios_key out_batch;
+	struct aios_key out_batch;	/* the kernel's cursor: a bucket number */
 };
 
-static int inflight_batch(void *ctx, bool first, void *keys, void *vals, uint32_t *count)
+static int hash_batch(void *ctx, bool first, void *keys, void *vals, uint32_t *count)
 {
-	struct inflight_lookup *lk = ctx;
+	struct hash_lookup *lk = ctx;
 
 	if (bpf_map_lookup_batch(lk->fd, first ? NULL : &lk->out_batch, &lk->out_batch,
 				 keys, vals, count, NULL))
@@ -153,7 +154,7 @@ int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
 {
 	int fd = bpf_map__fd(t->skel->maps.inflight);
 	uint32_t cap = bpf_map__max_entries(t->skel->maps.inflight);
-	struct inflight_lookup lk = { .fd = fd };
+	struct hash_lookup lk = { .fd = fd };
 	struct inflight_cb each = { .cb = cb, .ctx = ctx,
 				    .stages = t->skel->rodata->want_stages };
 	size_t nseen;
@@ -180,7 +181,7 @@ int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
 	rc = map_batch_alloc(&t->ib, cap, sizeof(struct aios_key), sizeof(struct aios_req));
 	if (rc)
 		return rc;
-	rc = map_batch_walk(&t->ib, inflight_batch, &lk, inflight_each, &each);
+	rc = map_batch_walk(&t->ib, hash_batch, &lk, inflight_each, &each);
 	if (rc < 0)
 		return rc;
 	n = rc;
@@ -201,29 +202,31 @@ int tracer_inflight_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
 	return n;
 }
 
+static int unreaped_each(void *ctx, const void *val)
+{
+	const struct unreaped_cb *u = ctx;
+	const struct aios_unreaped *v = val;
+	struct unreaped_cb one = { u->cb, u->ctx, v->done_ts };
+
+	return inflight_one(&v->req, false, unreaped_one, &one);
+}
+
+/* entries per batch: a few syscalls for a full map, 300 KB of buffers */
+#define UNREAPED_BATCH 1024
+
 int tracer_unreaped_foreach(struct tracer *t, tracer_inflight_fn cb, void *ctx)
 {
-	int fd = bpf_map__fd(t->skel->maps.unreaped);
-	struct aios_key k, next;
-	struct aios_unreaped v;
-	void *prev = NULL;
-	int n = 0;
+	struct hash_lookup lk = { .fd = bpf_map__fd(t->skel->maps.unreaped) };
+	struct unreaped_cb u = { .cb = cb, .ctx = ctx };
+	int rc;
 
 	if (!t->skel->rodata->want_unreaped)
 		return -EOPNOTSUPP;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		k = next;
-		prev = &k;
-		if (bpf_map_lookup_elem(fd, &k, &v))
-			continue;	/* reaped meanwhile */
-		struct unreaped_cb u = { cb, ctx, v.done_ts };
-		int rc = inflight_one(&v.req, false, unreaped_one, &u);
-
-		n++;
-		if (rc)
-			return rc;
-	}
-	return n;
+	rc = map_batch_alloc(&t->ub, UNREAPED_BATCH, sizeof(struct aios_key),
+			     sizeof(struct aios_unreaped));
+	if (rc)
+		return rc;
+	return map_batch_walk(&t->ub, hash_batch, &lk, unreaped_each, &u);
 }
 
 _Static_assert(TRACER_STACK_DEPTH == AIOS_STACK_DEPTH, "stack depths differ");
