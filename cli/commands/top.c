@@ -360,17 +360,42 @@ static int sample_scan(struct top_collect *c)
 	return 0;
 }
 
+/*
+ * A walk over table @a that looks each entry up in table @b: b's slot for the
+ * entry SYNC_AHEAD places further on is asked for early, so that with many
+ * pending requests (tables past the caches) the lookups' misses overlap.
+ */
+#define SYNC_AHEAD 8
+
+struct sync_walk {
+	const struct aio_inflight *a, *b;
+	size_t pos, ahead_pos, n, ahead_n;
+};
+
+static const struct aio_req *sync_next(struct sync_walk *w)
+{
+	const struct aio_req *p;
+
+	while (w->ahead_n < w->n + SYNC_AHEAD && (p = aio_inflight_next(w->a, &w->ahead_pos))) {
+		aio_inflight_prefetch(w->b, p->id);
+		w->ahead_n++;
+	}
+	w->n++;
+	return aio_inflight_next(w->a, &w->pos);
+}
+
 /* One sample: make c->inf hold exactly the requests pending now. */
 static int inflight_sync(struct top_collect *c)
 {
 	const struct aio_req *r, *o;
-	size_t pos = 0;
+	struct sync_walk w = { .a = c->inf, .b = c->fresh };
 	int rc = sample_scan(c);
 
 	if (rc)
 		return rc;
 	c->ngone = 0;
-	while ((r = aio_inflight_next(c->inf, &pos))) {
+	w.b = c->fresh;	/* sample_scan made it anew */
+	while ((r = sync_next(&w))) {
 		o = aio_inflight_lookup(c->fresh, r->id);
 		if (!o || !same_req(o, r)) {
 			rc = gone_add(c, r->id);
@@ -380,8 +405,8 @@ static int inflight_sync(struct top_collect *c)
 	}
 	for (size_t i = 0; i < c->ngone; i++)
 		aio_inflight_remove(c->inf, c->gone[i], NULL);
-	pos = 0;
-	while ((r = aio_inflight_next(c->fresh, &pos))) {
+	w = (struct sync_walk){ .a = c->fresh, .b = c->inf };
+	while ((r = sync_next(&w))) {
 		if (aio_inflight_lookup(c->inf, r->id))
 			continue;
 		rc = aio_inflight_insert(c->inf, r);

@@ -229,6 +229,17 @@ const struct aio_req *aio_inflight_lookup(const struct aio_inflight *t,
 	return oat_find(&t->req, &req_type, &id);
 }
 
+void aio_inflight_prefetch(const struct aio_inflight *t, __u64 id)
+{
+	const char *e;
+
+	if (!t || !t->req.cap)
+		return;
+	e = oat_at(&t->req, &req_type, oat_home(&t->req, oat_hash_u64(id)));
+	__builtin_prefetch(e, 1);
+	__builtin_prefetch(e + sizeof(struct aio_req) - 1, 1);
+}
+
 size_t aio_inflight_count(const struct aio_inflight *t)
 {
 	return t ? t->req.n : 0;

@@ -67,6 +67,13 @@ struct aio_inflight;	/* opaque */
  */
 struct aio_inflight *aio_inflight_new(size_t max_entries);
 
+/*
+ * aio_inflight_prefetch - start loading the slot where @id is (or would go): a
+ * caller that knows the requests it will insert or remove next asks for them a few
+ * steps ahead, so that their cache misses overlap.
+ */
+void aio_inflight_prefetch(const struct aio_inflight *t, __u64 id);
+
 /* aio_inflight_free - free t and everything in it (NULL allowed). */
 void aio_inflight_free(struct aio_inflight *t);
 

@@ -78,6 +78,27 @@ static void test_inflight_invalid_arguments(void)
 	aio_inflight_free(NULL);
 }
 
+/* a hint: on any table and any id (present, absent, 0) it changes nothing */
+static void test_inflight_prefetch_changes_nothing(void)
+{
+	struct aio_inflight *t = aio_inflight_new(0);
+	struct aio_req r = mkreq(0xffff888012345600ULL, 100, 7, 1, 2, 3);
+	const struct aio_req *p;
+
+	UASSERT(t, "new failed");
+	aio_inflight_prefetch(NULL, r.id);
+	aio_inflight_prefetch(t, r.id);
+	UASSERT(aio_inflight_count(t) == 0, "prefetch added an entry");
+	UASSERT(aio_inflight_insert(t, &r) == 0, "insert");
+	aio_inflight_prefetch(t, r.id);
+	aio_inflight_prefetch(t, r.id + 64);
+	aio_inflight_prefetch(t, 0);
+	UASSERT(aio_inflight_count(t) == 1, "prefetch changed the count");
+	p = aio_inflight_lookup(t, r.id);
+	UASSERT(p && !memcmp(p, &r, sizeof(r)), "prefetch changed the entry");
+	aio_inflight_free(t);
+}
+
 static void test_inflight_replace_existing_id(void)
 {
 	struct aio_inflight *t = aio_inflight_new(0);
@@ -426,6 +447,7 @@ int main(void)
 	RUN(test_inflight_struct_size);
 	RUN(test_inflight_insert_lookup_remove);
 	RUN(test_inflight_invalid_arguments);
+	RUN(test_inflight_prefetch_changes_nothing);
 	RUN(test_inflight_replace_existing_id);
 	RUN(test_inflight_full_table_drops);
 	RUN(test_inflight_random_churn_matches_reference);
