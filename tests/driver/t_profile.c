@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -297,8 +298,20 @@ static void run_serial(int fd, io_context_t ctx, int n)
  * latency adds the timer's lateness and the wake-up of io_getevents to the
  * drawn delay, never less: -2 % .. +5 % + 1 ms. Under qemu TCG on a loaded
  * host that addition was 60-170 us at p50 and 150-600 us at p90 (6.1 .. 7.2);
- * 1 ms still keeps p50 and p90 far from the 8 ms mode and p99 in it.
+ * 1 ms still keeps p50 and p90 far from the 8 ms mode and p99 in it. On the
+ * debug kernel (KASAN, lockdep) submit and timer paths take 10-20 times as long
+ * (a debug run: 1.4 ms added at p90 of the driver's own latencies, 1.8 ms at p50
+ * of the measured ones): 5 ms there, which still keeps p50 and p90 below 8 ms.
  */
+static double timing_slack_ns(void)
+{
+	struct utsname u;
+
+	if (!uname(&u) && strstr(u.release, "debug"))
+		return 5000.0 * US;
+	return 1000.0 * US;
+}
+
 static void check_pct(const char *what, uint64_t *v, int n, double slack_ns, double rel_hi)
 {
 	static const int pm[] = { 500, 900, 990 };
@@ -317,7 +330,7 @@ static void check_pct(const char *what, uint64_t *v, int n, double slack_ns, dou
 			good = false;
 	}
 	snprintf(name, sizeof(name), "bimodal profile: %s p50/p90/p99 within -2 %% .. +%.0f %%%s of the profile's",
-		 what, (rel_hi - 1) * 100, slack_ns ? " + 1 ms" : "");
+		 what, (rel_hi - 1) * 100, slack_ns ? (slack_ns > 1000.0 * US ? " + 5 ms" : " + 1 ms") : "");
 	check(good, name, "%s", why);
 	if (good)
 		printf("# %s: %s\n", what, why);
@@ -356,8 +369,8 @@ static void test_bimodal(void)
 	check(slow >= 100 && slow <= 200, "bimodal profile: about 5 % of the delays drawn in the 8 ms mode",
 	      "%d of %d", slow, N);
 	check_pct("drawn delays (aiodev_submit lat_ns)", drawn, N, 0, 1.02);
-	check_pct("driver latencies (aiodev_complete lat_ns)", drv, N, 1000 * US, 1.05);
-	check_pct("latencies measured io_submit -> io_getevents", meas, N, 1000 * US, 1.05);
+	check_pct("driver latencies (aiodev_complete lat_ns)", drv, N, timing_slack_ns(), 1.05);
+	check_pct("latencies measured io_submit -> io_getevents", meas, N, timing_slack_ns(), 1.05);
 }
 
 /* ---- the same seed, the same sequence ---- */

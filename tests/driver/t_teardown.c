@@ -83,13 +83,14 @@ static void test_child(int how)
 	const char *what = how ? "kill -9 of a process blocked in io_getevents" :
 				 "exit without io_destroy";
 	struct aiodev_stats a, b;
-	int pipefd[2], status = 0, d;
+	int pipefd[2], gofd[2], status = 0, d;
 	uint64_t t0, dt;
 	char name[160], c;
 	pid_t pid;
 
 	read_stats(&a);
-	if (pipe(pipefd))
+	/* the child exits only when told: its 8 requests are counted pending first */
+	if (pipe(pipefd) || pipe(gofd))
 		die("pipe");
 	pid = fork();
 	if (pid == 0) {
@@ -103,12 +104,17 @@ static void test_child(int how)
 		submit_mix(ctx, fd, cbs);
 		if (write(pipefd[1], "x", 1) != 1)
 			_exit(4);
-		if (how == 0)
+		if (how == 0) {
+			close(gofd[1]);
+			if (read(gofd[0], &c, 1) != 1)
+				_exit(6);
 			_exit(0);
+		}
 		io_getevents(ctx, 8, 8, &ev, NULL);
 		_exit(5);
 	}
 	close(pipefd[1]);
+	close(gofd[0]);
 	if (read(pipefd[0], &c, 1) != 1)
 		die("child failed before submitting");
 	close(pipefd[0]);
@@ -119,6 +125,9 @@ static void test_child(int how)
 	t0 = now_ns();
 	if (how)
 		kill(pid, SIGKILL);
+	else if (write(gofd[1], "x", 1) != 1)
+		die("cannot tell the child to exit");
+	close(gofd[1]);
 	waitpid(pid, &status, 0);
 	dt = now_ns() - t0;
 	d = count_d_state();
