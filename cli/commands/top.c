@@ -388,13 +388,13 @@ static const struct aio_req *sync_next(struct sync_walk *w)
 static int inflight_sync(struct top_collect *c)
 {
 	const struct aio_req *r, *o;
-	struct sync_walk w = { .a = c->inf, .b = c->fresh };
+	struct sync_walk w;
 	int rc = sample_scan(c);
 
 	if (rc)
 		return rc;
 	c->ngone = 0;
-	w.b = c->fresh;	/* sample_scan made it anew */
+	w = (struct sync_walk){ .a = c->inf, .b = c->fresh };	/* fresh: made anew */
 	while ((r = sync_next(&w))) {
 		o = aio_inflight_lookup(c->fresh, r->id);
 		if (!o || !same_req(o, r)) {

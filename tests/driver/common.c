@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +37,13 @@ bool check(bool cond, const char *name, const char *fmt, ...)
 int failures(void)
 {
 	return nfail;
+}
+
+bool debug_kernel(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && strstr(u.release, "debug");
 }
 
 int write_file(const char *path, const char *s)

@@ -21,6 +21,9 @@ bool check(bool cond, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int failures(void);
 
+/* The kernel is the debug build (KASAN, lockdep): its paths take 10-20x as long. */
+bool debug_kernel(void);
+
 /*
  * aiodev0's knobs (tests/lib/aiodev.h for any device): write_knob returns 0 or
  * -errno of the write(2); read_knob keeps the newline; the others abort the test

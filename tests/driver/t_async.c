@@ -12,7 +12,6 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/time.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #define MS 1000000ull
@@ -92,9 +91,7 @@ static int uring_attempt(int fd, uint64_t *t_sub, uint64_t *t_done, int *early)
  */
 static uint64_t async_latency_ns(void)
 {
-	struct utsname u;
-
-	if (!uname(&u) && strstr(u.release, "debug"))
+	if (debug_kernel())
 		return 250 * MS;
 	return 50 * MS;
 }

@@ -18,7 +18,6 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/uio.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -305,11 +304,7 @@ static void run_serial(int fd, io_context_t ctx, int n)
  */
 static double timing_slack_ns(void)
 {
-	struct utsname u;
-
-	if (!uname(&u) && strstr(u.release, "debug"))
-		return 5000.0 * US;
-	return 1000.0 * US;
+	return (debug_kernel() ? 5000.0 : 1000.0) * US;
 }
 
 static void check_pct(const char *what, uint64_t *v, int n, double slack_ns, double rel_hi)
