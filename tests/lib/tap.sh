@@ -34,7 +34,11 @@ start_tracer() {
 	TPID=$!
 	TPIDS+=("$TPID")
 	for i in $(seq 600); do
-		grep -q '^Tracing' "$out.err" 2>/dev/null && return 0
+		if grep -q '^Tracing' "$out.err" 2>/dev/null; then
+			# when, and how long loading took: where a slow kernel's hour goes
+			echo "# ${SECONDS} s into the suite: aioscope $1 tracing after $((i / 10)).$((i % 10)) s"
+			return 0
+		fi
 		kill -0 "$TPID" 2>/dev/null || break
 		sleep 0.1
 	done
