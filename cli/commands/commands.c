@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "collect/tracer.h"
@@ -127,6 +128,11 @@ int out_close(FILE *f, const char *out, int err)
 		return EXIT_OK;
 	p_err("%s: %s", out, strerror(-err));
 	return EXIT_RUNTIME;
+}
+
+void out_stream(void)
+{
+	setvbuf(stdout, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, 1 << 16);
 }
 
 enum aios_group opt_group(struct argp_state *state, const char *arg)

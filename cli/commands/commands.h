@@ -117,6 +117,12 @@ int opt_file_out(int key, char *arg, struct argp_state *state, const char **file
 FILE *out_open(const char *out);
 /* Closes @f (flushes stdout); EXIT_OK, or EXIT_RUNTIME after saying @err or the close's */
 int out_close(FILE *f, const char *out, int err);
+/*
+ * stdout for a command that prints as it goes: a terminal gets each line at once; a
+ * pipe or file gets 64 KiB writes, the caller flushing at the end of each print
+ * (thousands of stuck requests a second are thousands of write calls otherwise).
+ */
+void out_stream(void);
 
 /* --by (op, pid, dev, ctx, qd), --comm (1 to 15 characters), --min-lat-us (in ns) */
 enum aios_group opt_group(struct argp_state *state, const char *arg);

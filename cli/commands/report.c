@@ -201,7 +201,7 @@ static int report_snoop(const char *file, int argc, char **argv)
 	f = recording_open(file, &r);
 	if (!f)
 		return EXIT_RUNTIME;
-	setvbuf(stdout, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, 1 << 16);
+	out_stream();
 	mono_to_real = r.hdr.start_real_ns - r.hdr.start_mono_ns;
 	if (!env.json)
 		snoop_header(stdout);

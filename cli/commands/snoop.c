@@ -256,9 +256,7 @@ int cmd_snoop(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	/* a terminal gets each line at once; a pipe or file gets full buffers,
-	 * flushed after each poll (every 100 ms at most) */
-	setvbuf(stdout, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, 1 << 16);
+	out_stream();	/* flushed after each poll (every 100 ms at most) */
 	aio_json_init(&env.j, stdout, false);
 	env.start_mono = tracer_now_ns();
 	clock_gettime(CLOCK_REALTIME, &rt);

@@ -284,7 +284,7 @@ int cmd_stuck(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	setlinebuf(stdout);
+	out_stream();	/* each snapshot ends with a flush */
 	aio_json_init(&j, stdout, false);
 	tr = stuck_tracer();
 	for (;;) {

@@ -787,7 +787,7 @@ static void batch_plain(const struct top_view_state *st, const struct top_frame 
 static int batch_init(struct top_view_state *st)
 {
 	(void)st;
-	setlinebuf(stdout);
+	out_stream();	/* each interval's print ends with a flush */
 	return 0;
 }
 
