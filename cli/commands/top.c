@@ -46,6 +46,7 @@ static struct top_env {
 	bool batch, json, verbose;
 	bool stages;		/* --stages: each row's dominant stage */
 	uint64_t stuck_ms;
+	uint64_t stuck_rows;	/* --batch lists the oldest N stuck requests */
 	int pid;
 	enum aio_group group;
 	enum top_col sort;
@@ -691,6 +692,16 @@ static void json_row(struct aio_json *j, const struct top_row *r, enum aio_group
 	aio_json_end_object(j);
 }
 
+/*
+ * How many of the frame's stuck requests a batch snapshot lists: the oldest
+ * --stuck-rows. The count in the totals is always all of them; thousands of lines a
+ * second are no summary (and a fifth of top's CPU at 10,000 stuck requests).
+ */
+static size_t batch_stuck_listed(const struct top_frame *fr)
+{
+	return fr->stuck.n < env.stuck_rows ? fr->stuck.n : (size_t)env.stuck_rows;
+}
+
 static void batch_json(const struct top_frame *fr)
 {
 	const struct top_totals *t = &fr->tot;
@@ -732,9 +743,10 @@ static void batch_json(const struct top_frame *fr)
 	aio_json_end_array(&j);
 	aio_json_name(&j, "stuck");
 	aio_json_start_array(&j);
-	for (size_t i = 0; i < fr->stuck.n; i++)
+	for (size_t i = 0; i < batch_stuck_listed(fr); i++)
 		stuck_json_req(&j, &fr->stuck.v[i], false);
 	aio_json_end_array(&j);
+	aio_json_u64_field(&j, "stuck_more", fr->stuck.n - batch_stuck_listed(fr));
 	aio_json_end_object(&j);
 }
 
@@ -775,10 +787,16 @@ static void batch_plain(const struct top_view_state *st, const struct top_frame 
 		top_fmt_row(line, sizeof(line), &fr->rows[i], &layout);
 		printf("%s\n", line);
 	}
-	if (fr->stuck.n) {
+	if (fr->stuck.n && env.stuck_rows) {
+		struct stuck_list shown = fr->stuck;	/* shallow: the oldest first */
+
+		shown.n = batch_stuck_listed(fr);
 		printf("STUCK: %zu pending longer than %" PRIu64 " ms, oldest first\n",
 		       fr->stuck.n, env.stuck_ms);
-		stuck_print_plain(stdout, &fr->stuck, false);
+		stuck_print_plain(stdout, &shown, false);
+		if (shown.n < fr->stuck.n)
+			printf("... and %zu more (aioscope stuck --older-than %" PRIu64
+			       " lists every one)\n", fr->stuck.n - shown.n, env.stuck_ms);
 	}
 	printf("\n");
 	fflush(stdout);
@@ -841,7 +859,7 @@ static const char doc[] =
 "process, device, aio context or file, with the requests that are stuck.\n"
 "\n"
 "USAGE: aioscope top [-i SEC] [--stuck-ms MS] [-p PID] [-g GROUP] [-s COLUMN]\n"
-"                    [--batch [-n COUNT] [--json]]\n"
+"                    [--batch [-n COUNT] [--json] [--stuck-rows N]]\n"
 "       aiotop ...   (the same)\n"
 "\n"
 "Keys: q quit, h help, space pause, +/- interval, g grouping, < > r sort,\n"
@@ -856,7 +874,7 @@ static const char doc[] =
 "aioscope report FILE top [OPTION...] shows a recording (aioscope record) the same\n"
 "way, frame by frame on the recording's clock (always --batch; no --mode).\n";
 
-enum { OPT_STUCK_MS = 256, OPT_MODE, OPT_STAGES };
+enum { OPT_STUCK_MS = 256, OPT_STUCK_ROWS, OPT_MODE, OPT_STAGES };
 
 static const struct argp_option options[] = {
 	{ "interval", 'i', "SEC", 0, "Refresh interval in seconds, fractional (default 1)", 0 },
@@ -864,6 +882,8 @@ static const struct argp_option options[] = {
 	{ "batch", 'b', NULL, 0, "No screen: print one snapshot per interval", 0 },
 	{ "json", 'j', NULL, 0, "With --batch: one JSON object per line (implies --batch)", 0 },
 	{ "stuck-ms", OPT_STUCK_MS, "MS", 0, "Pending longer than MS counts as stuck (default 1000)", 0 },
+	{ "stuck-rows", OPT_STUCK_ROWS, "N", 0, "With --batch: list the N oldest stuck requests "
+	  "(default 20; the stuck count is always complete)", 0 },
 	{ "pid", 'p', "PID", 0, "Trace only this process", 0 },
 	{ "group", 'g', "GROUP", 0, "process (default), device, context or file", 0 },
 	{ "sort", 's', "COLUMN", 0, "Sort column (default MB/s), e.g. r/s, inflight, p99", 0 },
@@ -895,6 +915,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_STUCK_MS:
 		env.stuck_ms = opt_u64(state, "--stuck-ms", arg, 0, 1000ULL * 86400 * 365,
 				       "milliseconds");
+		break;
+	case OPT_STUCK_ROWS:
+		env.stuck_rows = opt_u64(state, "--stuck-rows", arg, 0, 10000000, "requests");
 		break;
 	case 'p':
 		env.pid = opt_pid(state, arg);
@@ -1012,6 +1035,7 @@ static int top_parse(int argc, char **argv)
 	memset(&env, 0, sizeof(env));
 	env.interval_s = 1;
 	env.stuck_ms = 1000;
+	env.stuck_rows = 20;
 	env.sort = COL_MBS;
 	argp_err_exit_status = 2;
 	if (argp_parse(&argp, argc, argv, 0, NULL, NULL))
