@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +47,8 @@ struct stuck_req *stuck_list_add(struct stuck_list *l)
 		l->cap = cap;
 	}
 	r = &l->v[l->n++];
-	memset(r, 0, sizeof(*r));
+	/* not the stacks: 512 of the entry's 800 bytes, read only up to nr_*stack */
+	memset(r, 0, offsetof(struct stuck_req, ustack));
 	r->req.kstack_id = -1;
 	r->req.ustack_id = -1;
 	r->stalled = -1;
@@ -102,8 +104,8 @@ void stuck_list_filter_age(struct stuck_list *l, uint64_t older_than_ns)
 	size_t i, j = 0;
 
 	for (i = 0; i < l->n; i++)
-		if (l->v[i].age_ns >= older_than_ns)
-			l->v[j++] = l->v[i];
+		if (l->v[i].age_ns >= older_than_ns && j++ != i)
+			l->v[j - 1] = l->v[i];
 	l->n = j;
 	l->nindexed = 0;
 }
@@ -113,8 +115,8 @@ void stuck_list_filter_pid(struct stuck_list *l, int32_t pid)
 	size_t i, j = 0;
 
 	for (i = 0; i < l->n; i++)
-		if (l->v[i].req.pid == pid)
-			l->v[j++] = l->v[i];
+		if (l->v[i].req.pid == pid && j++ != i)
+			l->v[j - 1] = l->v[i];
 	l->n = j;
 	l->nindexed = 0;
 }
