@@ -28,7 +28,7 @@ stat_of() { awk -v k="$2" '$1 == k { print $2 }' "/sys/class/aiodev/$1/stats"; }
 # stdout in OUT and stderr in OUT.err; returns once it says it is tracing (1 if it
 # ended first, or after 60 s, with its stderr on ours)
 start_tracer() {
-	local out=$1 i
+	local out=$1 i t0=$SECONDS
 	shift
 	"$A" "$@" >"$out" 2>"$out.err" &
 	TPID=$!
@@ -36,7 +36,7 @@ start_tracer() {
 	for i in $(seq 600); do
 		if grep -q '^Tracing' "$out.err" 2>/dev/null; then
 			# when, and how long loading took: where a slow kernel's hour goes
-			echo "# ${SECONDS} s into the suite: aioscope $1 tracing after $((i / 10)).$((i % 10)) s"
+			echo "# ${SECONDS} s into the suite: aioscope $1 tracing after $((SECONDS - t0)) s"
 			return 0
 		fi
 		kill -0 "$TPID" 2>/dev/null || break
