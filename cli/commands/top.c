@@ -337,8 +337,10 @@ static int sample_scan(struct top_collect *c)
 {
 	int rc;
 
-	aio_inflight_free(c->fresh);
-	c->fresh = aio_inflight_new(0);
+	if (c->fresh)
+		aio_inflight_clear(c->fresh);
+	else
+		c->fresh = aio_inflight_new(0);
 	if (!c->fresh)
 		return -ENOMEM;
 	stuck_list_reset(&c->pend);
@@ -395,7 +397,7 @@ static int inflight_sync(struct top_collect *c)
 	if (rc)
 		return rc;
 	c->ngone = 0;
-	w = (struct sync_walk){ .a = c->inf, .b = c->fresh };	/* fresh: made anew */
+	w = (struct sync_walk){ .a = c->inf, .b = c->fresh };	/* fresh: this sample's */
 	while ((r = sync_next(&w))) {
 		o = aio_inflight_lookup(c->fresh, r->id);
 		if (!o || !same_req(o, r)) {

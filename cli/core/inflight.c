@@ -156,6 +156,19 @@ void aio_inflight_free(struct aio_inflight *t)
 	free(t);
 }
 
+void aio_inflight_clear(struct aio_inflight *t)
+{
+	int k;
+
+	if (!t)
+		return;
+	oat_remove_all(&t->req, &req_type);
+	for (k = 0; k < AIO_GROUP_NR; k++)
+		oat_remove_all(&t->g[k], &gslot_type);
+	t->total_max = 0;
+	memset(&t->st, 0, sizeof(t->st));
+}
+
 int aio_inflight_insert(struct aio_inflight *t, const struct aio_req *r)
 {
 	struct aio_req *e;

@@ -78,6 +78,14 @@ void aio_inflight_prefetch(const struct aio_inflight *t, __u64 id);
 void aio_inflight_free(struct aio_inflight *t);
 
 /*
+ * aio_inflight_clear - remove every request and group, as a new table would hold
+ * (maxima and counters included), keeping the memory a refill to about the same
+ * size needs: a caller that rebuilds the table at every sample (top's snapshot of
+ * what is pending) neither regrows it nor faults in fresh pages each time.
+ */
+void aio_inflight_clear(struct aio_inflight *t);
+
+/*
  * aio_inflight_insert - add a copy of *r (submit). If r->id is already in the
  * table (a completion was missed and the kernel reused the address) the old
  * entry is replaced and counted in stats.replaced.

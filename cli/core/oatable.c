@@ -43,6 +43,21 @@ void oat_free(struct oat_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
+void oat_remove_all(struct oat_table *t, const struct oat_type *ty)
+{
+	size_t need = ty->min_cap;
+
+	while (need * ty->load_pct / 100 < t->n)
+		need *= 2;
+	if (t->cap > 4 * need) {
+		oat_free(t);
+		return;
+	}
+	if (t->slots)
+		memset(t->slots, 0, t->cap * ty->size);
+	t->n = 0;
+}
+
 /*
  * Start just after an empty slot and go once around: no probe run then wraps past
  * the scan's end, so a backward shift only moves entries not yet seen into the slot

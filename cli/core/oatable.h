@@ -70,6 +70,13 @@ int oat_resize(struct oat_table *t, const struct oat_type *ty, size_t cap);
 void oat_free(struct oat_table *t);
 
 /*
+ * oat_remove_all - delete every entry. The array is kept when a refill to the size
+ * it held fits it at most 4 times over (no regrowth, no fresh pages), else it is
+ * given back and the next insert starts small again.
+ */
+void oat_remove_all(struct oat_table *t, const struct oat_type *ty);
+
+/*
  * oat_sweep - call drop(entry, ctx) once for every entry, in slot order from just
  * after an empty slot; delete the entries for which it returns true. drop may change
  * the entry it is given (before returning false) and must not touch t.

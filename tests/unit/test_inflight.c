@@ -442,6 +442,55 @@ static void test_inflight_memory_per_request(void)
 	aio_inflight_free(t);
 }
 
+/* clear: empty like a new table (groups, maxima, counters), kept when a refill of
+ * the same size fits, given back when it was 4 times too large; and usable again */
+static void test_inflight_clear(void)
+{
+	struct aio_inflight *t = aio_inflight_new(0);
+	struct aio_inflight_stats st;
+	struct aio_depth d;
+	struct aio_req r;
+	__u32 cur, max;
+	size_t pos = 0, cap;
+	int i, round;
+
+	UASSERT(t, "new failed");
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < 10000; i++) {
+			r = mkreq(0x10000 + i * 64ULL, 1, 100 + i % 3, 8, 0xa, 11);
+			UASSERT(aio_inflight_insert(t, &r) == 0, "round %d insert %d", round, i);
+		}
+		aio_inflight_stats(t, &st);
+		cap = st.capacity;
+		aio_inflight_clear(t);
+		aio_inflight_stats(t, &st);
+		UASSERT(aio_inflight_count(t) == 0 && st.inserted == 0,
+			"round %d: %zu left, %llu inserted", round, aio_inflight_count(t),
+			(unsigned long long)st.inserted);
+		UASSERT(st.capacity == cap, "round %d: kept %zu of %zu slots", round,
+			st.capacity, cap);
+		UASSERT(!aio_inflight_lookup(t, 0x10000) && !aio_inflight_next(t, &pos),
+			"round %d: an entry survived", round);
+		UASSERT(aio_inflight_depth(t, AIO_GROUP_PID, 100, &d) == -ENOENT,
+			"round %d: group pid 100 survived (%u/%u)", round, d.cur, d.max);
+		aio_inflight_total_depth(t, &cur, &max);
+		UASSERT(cur == 0 && max == 0, "round %d: total %u/%u", round, cur, max);
+	}
+	/* a refill of 10 after one of 10,000: the array is given back */
+	for (i = 0; i < 10; i++) {
+		r = mkreq(0x20000 + i * 64ULL, 1, 7, 9, 0xb, 12);
+		aio_inflight_insert(t, &r);
+	}
+	aio_inflight_clear(t);		/* 10 in 16,384 slots: given back */
+	aio_inflight_stats(t, &st);
+	UASSERT(st.capacity == 0, "capacity %zu after an empty clear", st.capacity);
+	r = mkreq(0x30000, 1, 7, 9, 0xb, 12);
+	UASSERT(aio_inflight_insert(t, &r) == 0 && aio_inflight_lookup(t, 0x30000) &&
+		aio_inflight_depth(t, AIO_GROUP_DEV, 9, &d) == 0 && d.cur == 1,
+		"insert after clear");
+	aio_inflight_free(t);
+}
+
 int main(void)
 {
 	RUN(test_inflight_struct_size);
@@ -456,5 +505,6 @@ int main(void)
 	RUN(test_inflight_file_key_64bit_inodes);
 	RUN(test_inflight_group_churn_matches_reference);
 	RUN(test_inflight_memory_per_request);
+	RUN(test_inflight_clear);
 	return unit_done("inflight");
 }
