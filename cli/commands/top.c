@@ -707,6 +707,7 @@ static size_t batch_stuck_listed(const struct top_frame *fr)
 static void batch_json(const struct top_frame *fr)
 {
 	const struct top_totals *t = &fr->tot;
+	size_t listed = batch_stuck_listed(fr);
 	struct aio_json j;
 
 	aio_json_init(&j, stdout, false);
@@ -745,10 +746,10 @@ static void batch_json(const struct top_frame *fr)
 	aio_json_end_array(&j);
 	aio_json_name(&j, "stuck");
 	aio_json_start_array(&j);
-	for (size_t i = 0; i < batch_stuck_listed(fr); i++)
+	for (size_t i = 0; i < listed; i++)
 		stuck_json_req(&j, &fr->stuck.v[i], false);
 	aio_json_end_array(&j);
-	aio_json_u64_field(&j, "stuck_more", fr->stuck.n - batch_stuck_listed(fr));
+	aio_json_u64_field(&j, "stuck_more", fr->stuck.n - listed);
 	aio_json_end_object(&j);
 }
 

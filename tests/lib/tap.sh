@@ -24,6 +24,17 @@ tap_exit() { exit $((FAILS > 0)); }
 knob() { echo "$3" >"/sys/class/aiodev/$1/$2"; }
 stat_of() { awk -v k="$2" '$1 == k { print $2 }' "/sys/class/aiodev/$1/stats"; }
 
+# wait_until CMD...: until CMD succeeds, for at most WAIT_S seconds (default 60; a
+# suite sets more for the debug kernel, whose every step is many times slower).
+# Returns CMD's last status.
+wait_until() {
+	local end=$((SECONDS + ${WAIT_S:-60}))
+	until "$@"; do
+		[ $SECONDS -ge $end ] && { "$@"; return; }
+		sleep 0.1
+	done
+}
+
 # start_tracer OUT ARGS...: aioscope ARGS in the background ($A, pid in TPID), its
 # stdout in OUT and stderr in OUT.err; returns once it says it is tracing (1 if it
 # ended first, or after 60 s, with its stderr on ours)
