@@ -24,8 +24,8 @@ static __always_inline __u64 arg0(void *ctx)
  * does not close that window: the pending reschedule happens at bpf_preempt_enable(),
  * still inside the kernel's guard; and libbpf 1.1 cannot resolve a missing weak kfunc
  * without CAP_SYS_ADMIN, which 6.1 without the kfunc then needs.)
- * So each of these hooks has two programs (three on a preemptible kernel, where two
- * tasks preempted on one CPU, one inside each of a pair, still lose a call), run one
+ * So on such a kernel each of these hooks has three programs (with two, two tasks
+ * preempted on one CPU, one inside each of the pair, still lost a call), run one
  * after the other by the same trampoline (in an order of the kernel's choosing: the
  * last attached runs first); exactly one of them handles each call. The task's token
  * holds a signature of the call and how many of the programs have seen it: a program
@@ -34,7 +34,10 @@ static __always_inline __u64 arg0(void *ctx)
  * all: a new, identical call) takes the call. If some are skipped, the first to run
  * takes it; the only loss is a call all of them skip, or an identical call right
  * after one that some skipped. Per task, so another task's preempted run never
- * touches it. (kprobe.multi
+ * touches it. A kernel that never preempts a program (voluntary or no preemption:
+ * Debian's 6.1 and 6.12) cannot skip one for another task, and nothing calls these
+ * functions from an interrupt: there each hook has one program and no token, half
+ * the submit side's program runs of a pair. (kprobe.multi
  * submits were tried instead: they share one per-CPU guard with the kernel's own BPF
  * map syscalls, which top makes every 100 ms, and lost as many.)
  */
@@ -44,7 +47,7 @@ struct twin_token {
 	__u32 pad;
 };
 
-const volatile __u32 twin_n = 2;	/* programs in each set: 2, or 3 (preemptible) */
+const volatile __u32 twin_n = 1;	/* programs in each set: 1, or 3 (preemptible) */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -86,7 +89,7 @@ static __always_inline int fentry_submit(void *ctx, struct kiocb *req, const str
 	__u64 id = arg0(ctx);
 	int ret = 0;
 
-	if (twin_turn(submit_sig(id, iocb), pos))
+	if (twin_n == 1 || twin_turn(submit_sig(id, iocb), pos))
 		ret = on_submit(ctx, req, iocb, op, btf, id);
 	return ret;
 }
@@ -181,7 +184,7 @@ static __always_inline int fexit_reap(void *ctx, aio_context_t ctx_id, long ret,
 	if ((targ_tgid || filter_cg) && !task_ok(bpf_get_current_pid_tgid() >> 32))
 		return 0;
 	/* twins: see SUBMIT_TWINS; a reap is its context, events array and count */
-	if (twin_turn(events ^ ((__u64)ctx_id << 7) ^ ((__u64)ret << 45), pos))
+	if (twin_n == 1 || twin_turn(events ^ ((__u64)ctx_id << 7) ^ ((__u64)ret << 45), pos))
 		on_reap(ctx_id, events, ret);
 	return 0;
 }

@@ -98,7 +98,7 @@ static const char *submit_hooks(const struct tracer *t)
 	switch (t->mode) {
 	case TRACER_MODE_FENTRY:
 		return t->preemptible ? "fentry (3 twins: the kernel preempts programs)" :
-					"fentry (twins)";
+					"fentry";
 	case TRACER_MODE_KPROBE:
 		return "kprobe";
 	default:
@@ -333,7 +333,7 @@ enum {
 	C_DRIVER = 1 << 9,
 	C_URING = 1 << 10,
 	C_PURGE = 1 << 11,	/* records only a reap removes: purge them at exit */
-	C_TWIN3 = 1 << 12,	/* a third submit/reap twin: the kernel preempts programs */
+	C_TWINS = 1 << 12,	/* submit/reap twins: the kernel preempts programs */
 	C_STAGES = 1 << 13,	/* --stages */
 	C_URING_REAP = 1 << 14,	/* io_uring's reaps (want_uring_reap) */
 };
@@ -376,8 +376,8 @@ static const struct prog_use prog_table[] = {
 	U(kretprobe_aio_write, M_K, C_SUBMIT_RET, HK_SUBMIT_RET),
 	U(kretprobe_aio_fsync, M_K, C_SUBMIT_RET | C_COMPLETE, HK_SUBMIT_RET),
 	U(fexit_do_io_getevents, M_F, C_REAP_FEXIT, HK_REAP),
-	U(fexit_do_io_getevents_twin, M_F, C_REAP_FEXIT, HK_REAP),
-	U(fexit_do_io_getevents_twin2, M_F, C_REAP_FEXIT | C_TWIN3, HK_REAP),
+	U(fexit_do_io_getevents_twin, M_F, C_REAP_FEXIT | C_TWINS, HK_REAP),
+	U(fexit_do_io_getevents_twin2, M_F, C_REAP_FEXIT | C_TWINS, HK_REAP),
 	U(tp_enter_getevents, M_F | M_K | M_S, C_REAP_TP, HK_REAP),
 	U(tp_exit_getevents, M_F | M_K | M_S, C_REAP_TP, HK_REAP),
 	U(tp_enter_pgetevents, M_F | M_K | M_S, C_REAP_TP, HK_REAP),
@@ -388,16 +388,16 @@ static const struct prog_use prog_table[] = {
 	/* the syscalls mode's submits: HK_SUBMIT there (see prog_hook) */
 	U(tp_exit_submit, M_F | M_K | M_S, C_SUBMIT_TP, HK_SUBMIT_BATCH),
 	U(tp_enter_submit, M_F | M_K | M_S, C_SUBMIT_TP, HK_SUBMIT_BATCH),
-	/* each with its twin: see SUBMIT_TWINS in the BPF */
+	/* with their twins where the kernel preempts programs: see SUBMIT_TWINS in the BPF */
 	U(fentry_aio_read, M_F, 0, HK_SUBMIT),
 	U(fentry_aio_write, M_F, 0, HK_SUBMIT),
 	U(fentry_aio_fsync, M_F, C_COMPLETE, HK_SUBMIT),
-	U(fentry_aio_read_twin, M_F, 0, HK_SUBMIT),
-	U(fentry_aio_write_twin, M_F, 0, HK_SUBMIT),
-	U(fentry_aio_fsync_twin, M_F, C_COMPLETE, HK_SUBMIT),
-	U(fentry_aio_read_twin2, M_F, C_TWIN3, HK_SUBMIT),
-	U(fentry_aio_write_twin2, M_F, C_TWIN3, HK_SUBMIT),
-	U(fentry_aio_fsync_twin2, M_F, C_COMPLETE | C_TWIN3, HK_SUBMIT),
+	U(fentry_aio_read_twin, M_F, C_TWINS, HK_SUBMIT),
+	U(fentry_aio_write_twin, M_F, C_TWINS, HK_SUBMIT),
+	U(fentry_aio_fsync_twin, M_F, C_COMPLETE | C_TWINS, HK_SUBMIT),
+	U(fentry_aio_read_twin2, M_F, C_TWINS, HK_SUBMIT),
+	U(fentry_aio_write_twin2, M_F, C_TWINS, HK_SUBMIT),
+	U(fentry_aio_fsync_twin2, M_F, C_COMPLETE | C_TWINS, HK_SUBMIT),
 	U(kprobe_aio_read, M_K, 0, HK_SUBMIT),
 	U(kprobe_aio_write, M_K, 0, HK_SUBMIT),
 	U(kprobe_aio_fsync, M_K, C_COMPLETE, HK_SUBMIT),
@@ -746,7 +746,7 @@ static unsigned int attach_conditions(const struct tracer *t, const struct aiosc
 	       (t->uring ? C_URING : 0) |
 	       (sysc || s->rodata->want_hist_reap || s->rodata->want_reconcile ||
 		s->rodata->want_unreaped ? C_PURGE : 0) |
-	       (t->preemptible ? C_TWIN3 : 0) |
+	       (t->preemptible ? C_TWINS : 0) |
 	       (o->stages && !sysc && !(miss & HK(HK_STAGES)) ? C_STAGES : 0) |
 	       (s->rodata->want_uring_reap ? C_URING_REAP : 0);
 }
@@ -780,7 +780,7 @@ static int choose_programs(struct tracer *t, struct aioscope_bpf *s, enum tracer
 		if (on)
 			t->hooks_wanted |= HK(prog_hook(mode, i));
 	}
-	s->rodata->twin_n = t->preemptible ? 3 : 2;
+	s->rodata->twin_n = t->preemptible ? 3 : 1;
 	/* both when aio_complete is hooked: twins, see complete_twin in the BPF */
 	s->rodata->complete_twin = mode == TRACER_MODE_FENTRY && !t->complete_rw;
 	s->rodata->want_submit_ret = mode == TRACER_MODE_KPROBE && (cond & C_SUBMIT_RET);
@@ -960,7 +960,7 @@ static int build_default_preempts(const char *release)
  * Does the kernel preempt a task inside a BPF program (full, lazy or RT preemption)?
  * A PREEMPT_DYNAMIC kernel says which model it runs in debugfs (with
  * CONFIG_SCHED_DEBUG), or was told on its command line, or runs its build's default;
- * a kernel that cannot say is taken to preempt: a third twin costs one program run
+ * a kernel that cannot say is taken to preempt: two more twins cost two program runs
  * per call, a lost call costs a wrong count. tests/tracer/run decides the same way.
  */
 static bool kernel_preempts_programs(void)

@@ -425,7 +425,7 @@ int tracer_prog_stats_foreach(struct tracer *t, tracer_prog_fn cb, void *ctx)
 
 /*
  * The submit and reap twins (SUBMIT_TWINS in the BPF): the programs of one hook, the
- * third loaded only on a preemptible kernel. A call is lost only if all of them
+ * second and third loaded only on a kernel that preempts programs. A call is lost only if all of them
  * skipped it, so a set loses at most the smallest of their skip counts: that bound is
  * what the set adds to the misses.
  */
