@@ -159,6 +159,7 @@ struct aiodev_dev {
 	loff_t capacity;		/* bytes */
 	atomic_t fail_page_alloc;	/* debugfs: fail the next N page allocations */
 	u64 pending_lock_max_ns;	/* debugfs: longest lock hold of the listing */
+	u64 pending_gen;		/* P: lock, changes of the pending list (debugfs) */
 
 	unsigned int index;		/* N in aiodevN */
 	dev_t devt;

@@ -190,6 +190,12 @@ void aiodev_debugfs_add(struct aiodev_dev *dev)
 	/* the longest time one open of pending held the lock, ns (0 resets) */
 	debugfs_create_u64("pending_lock_ns", 0600, dev->debugfs_dir,
 			   &dev->pending_lock_max_ns);
+	/*
+	 * bumped by every change of the pending list (under the lock): a reader that
+	 * finds it unchanged since before its last read of pending has that listing
+	 */
+	debugfs_create_u64("pending_gen", 0400, dev->debugfs_dir,
+			   &dev->pending_gen);
 	/* fault injection: the next N store page allocations fail */
 	debugfs_create_atomic_t("fail_page_alloc", 0600, dev->debugfs_dir,
 				&dev->fail_page_alloc);

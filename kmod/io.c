@@ -355,6 +355,7 @@ static void aiodev_admit_locked(struct aiodev_dev *dev, struct aiodev_req *req)
 			req->wseq = ++dev->wseq;
 	}
 	list_add_tail(&req->node, &dev->pending);
+	dev->pending_gen++;
 	if (req->async || req->op == AIODEV_OP_FSYNC)
 		aiodev_start_locked(dev, req);
 }
@@ -420,8 +421,10 @@ static bool aiodev_account_locked(struct aiodev_dev *dev,
 		else if (req->op == AIODEV_OP_WRITE)
 			st->bytes_written += res;
 	}
-	if (req->op != AIODEV_OP_WRITE)
+	if (req->op != AIODEV_OP_WRITE) {
 		list_del_init(&req->node);
+		dev->pending_gen++;
+	}
 	if (req->op == AIODEV_OP_FSYNC)
 		return false;
 	dev->nr_slots--;
@@ -443,6 +446,7 @@ static void aiodev_release_write(struct aiodev_dev *dev, struct aiodev_req *req)
 		return;
 	spin_lock_irqsave(&dev->lock, flags);
 	list_del_init(&req->node);
+	dev->pending_gen++;
 	spin_unlock_irqrestore(&dev->lock, flags);
 	if (wq_has_sleeper(&dev->fsync_wq))
 		wake_up_all(&dev->fsync_wq);
@@ -752,6 +756,7 @@ static void aiodev_withdraw(struct aiodev_dev *dev, struct aiodev_req *req)
 
 	spin_lock_irqsave(&dev->lock, flags);
 	list_del_init(&req->node);
+	dev->pending_gen++;
 	dev->nr_slots--;
 	spin_unlock_irqrestore(&dev->lock, flags);
 	aiodev_wake_room(dev);
