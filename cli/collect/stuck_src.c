@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "parse.h"
@@ -187,9 +188,101 @@ int aiodev_pending_read(const char *root, struct stuck_list *l)
 	return ndev;
 }
 
+/*
+ * The devices' listing generations as one string: "NAME GEN INODE;" for each device of
+ * the debugfs root (aiodev bumps pending_gen, under its lock, at every change of
+ * the list the listing shows). false when one cannot be read (an aiodev without
+ * it) or the string would not fit: the listing is then read every time.
+ */
+static bool listing_sig(char *sig, size_t len)
+{
+	size_t used = 0;
+	struct dirent *de;
+	DIR *d;
+	bool ok;
+
+	sig[0] = '\0';
+	d = opendir(AIODEV_DEBUGFS);
+	if (!d)
+		return true;	/* no listing at all: "" until one appears */
+	while ((de = readdir(d))) {
+		unsigned long long gen;
+		char file[512];
+		struct stat st;
+		FILE *f;
+		int n = -1;
+
+		if (strncmp(de->d_name, "aiodev", 6))
+			continue;
+		snprintf(file, sizeof(file), AIODEV_DEBUGFS "/%s/pending_gen", de->d_name);
+		f = fopen(file, "re");
+		if (!f)
+			break;
+		/* the file's inode too: a reloaded aiodev counts from 0 again */
+		if (fscanf(f, "%llu", &gen) == 1 && !fstat(fileno(f), &st))
+			n = snprintf(sig + used, len - used, "%s %llu %llu;", de->d_name, gen,
+				     (unsigned long long)st.st_ino);
+		fclose(f);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+	ok = !de;	/* every device's generation read */
+	closedir(d);
+	return ok;
+}
+
+int aiodev_listing_refresh(struct aiodev_listing *c, uint64_t now_ns)
+{
+	char sig[sizeof(c->sig)];
+	bool have = listing_sig(sig, sizeof(sig));
+	int rc;
+
+	if (have && c->valid && !strcmp(sig, c->sig)) {
+		for (size_t i = 0; i < c->l.n; i++) {
+			struct stuck_req *r = &c->l.v[i];
+
+			r->age_ns = now_ns > r->req.submit_ns ? now_ns - r->req.submit_ns : 0;
+		}
+		c->reuses++;
+		return 0;
+	}
+	/* read after the generations: if they still hold next time, nothing changed since */
+	stuck_list_reset(&c->l);
+	rc = aiodev_pending_read(NULL, &c->l);
+	c->reads++;
+	c->valid = have;
+	memcpy(c->sig, sig, sizeof(sig));
+	return rc < 0 ? rc : 1;
+}
+
+int aiodev_listing_error(const struct aiodev_listing *c)
+{
+	return !c->l.devices && c->l.debugfs_err ? -c->l.debugfs_err : 0;
+}
+
+int stuck_list_add_listing(struct stuck_list *l, const struct aiodev_listing *c)
+{
+	for (size_t i = 0; i < c->l.n; i++) {
+		struct stuck_req *r = stuck_list_add(l);
+
+		if (!r)
+			return -ENOMEM;
+		memcpy(r, &c->l.v[i], offsetof(struct stuck_req, ustack));
+	}
+	l->devices = c->l.devices;
+	l->debugfs_err = c->l.debugfs_err;
+	return 0;
+}
+
+void aiodev_listing_free(struct aiodev_listing *c)
+{
+	stuck_list_free(&c->l);
+	c->valid = false;
+}
+
 /* ---------------- naming devices and files ---------------- */
 
-#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 

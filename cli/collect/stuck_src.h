@@ -36,6 +36,42 @@ void stuck_list_index(struct stuck_list *l, bool by_user_iocb);
  */
 int aiodev_pending_read(const char *root, struct stuck_list *l);
 
+/*
+ * The listing kept between reads (top reads it at every interval end): read again
+ * only when some device's pending list changed since the last read. Every field of an
+ * entry but its age is fixed at submit, so an unchanged pending set is the same
+ * listing with older ages; with thousands of requests stuck that is most of the
+ * listing's cost (the kernel formats every line, we parse it back) saved.
+ */
+struct aiodev_listing {
+	struct stuck_list l;	/* the entries, ages as of the last refresh */
+	char sig[1024];		/* each device's name, pending_gen, inode before that read */
+	bool valid;		/* sig describes l */
+	uint64_t reads, reuses;	/* listings read, refreshes that reused one */
+};
+
+/*
+ * aiodev_listing_refresh - make @c->l the listing now, at tracer time @now_ns:
+ * every device's listing generation (debugfs pending_gen, bumped at each change of
+ * the pending list) is read first; when all equal those read before the last
+ * listing, nothing came or went since, and the entries are kept with their ages
+ * advanced; else the listing is read again (aiodev_pending_read). Returns 1 (read),
+ * 0 (kept) or aiodev_pending_read's error (@c->l then empty, its debugfs_err set).
+ */
+int aiodev_listing_refresh(struct aiodev_listing *c, uint64_t now_ns);
+void aiodev_listing_free(struct aiodev_listing *c);
+/*
+ * aiodev_listing_error - 0, or the -errno of a listing that no device could give
+ * (aiodev not loaded, debugfs not mounted), as aiodev_pending_read() returned it.
+ */
+int aiodev_listing_error(const struct aiodev_listing *c);
+/*
+ * stuck_list_add_listing - append the listing's entries to @l (their stacks, which
+ * a listing never has, not copied), and take its device count and error.
+ * Returns 0 or -ENOMEM.
+ */
+int stuck_list_add_listing(struct stuck_list *l, const struct aiodev_listing *c);
+
 /* A file as a recording names it: "MAJ:MIN ino N", or "MAJ:MIN" when no inode. */
 const char *recorded_file_name(uint32_t kdev, uint64_t ino, char *buf, size_t len);
 

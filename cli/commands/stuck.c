@@ -135,13 +135,20 @@ static uint64_t realtime_ns(void)
 }
 
 /* One snapshot: fill @l, print it. Returns the number listed or -errno. */
-static int snapshot(struct tracer *tr, struct stuck_list *l, struct aio_json *j)
+static int snapshot(struct tracer *tr, struct aiodev_listing *listing, struct stuck_list *l,
+		    struct aio_json *j)
 {
 	uint64_t min_age = env.older_than_ms * 1000000ULL;
 	int rc;
 
+	/* --watch: the listing is read again only when some device's requests changed */
+	aiodev_listing_refresh(listing, tracer_now_ns());
 	stuck_list_reset(l);
-	rc = aiodev_pending_read(NULL, l);
+	if (stuck_list_add_listing(l, listing)) {
+		fprintf(stderr, "Error: out of memory for %zu pending requests\n", listing->l.n);
+		return -ENOMEM;
+	}
+	rc = aiodev_listing_error(listing);
 	if (rc < 0 && !tr) {
 		fprintf(stderr, "Error: cannot read the aiodev pending listing "
 			"(/sys/kernel/debug/aiodev/*/pending): %s; is aiodev loaded and "
@@ -272,6 +279,7 @@ static void stuck_verbose(struct tracer *tr, const struct stuck_list *l)
 
 int cmd_stuck(int argc, char **argv)
 {
+	struct aiodev_listing listing = {};
 	struct stuck_list l = {};
 	struct tracer *tr;
 	struct aio_json j;
@@ -288,7 +296,7 @@ int cmd_stuck(int argc, char **argv)
 	aio_json_init(&j, stdout, false);
 	tr = stuck_tracer();
 	for (;;) {
-		int n = snapshot(tr, &l, &j);
+		int n = snapshot(tr, &listing, &l, &j);
 
 		if (n < 0) {
 			rc = 1;
@@ -305,5 +313,6 @@ int cmd_stuck(int argc, char **argv)
 		stuck_verbose(tr, &l);
 	tracer_close(tr);
 	stuck_list_free(&l);
+	aiodev_listing_free(&listing);
 	return rc;
 }

@@ -83,7 +83,7 @@ struct top_collect {
 	struct aio_table *tab[AIO_GROUP_NR];
 	struct aio_inflight *inf;	/* pending now (synced every sample) */
 	struct aio_inflight *fresh;	/* scratch: this sample's listing */
-	struct stuck_list pend;		/* scratch: the debugfs listing */
+	struct aiodev_listing listing;	/* the debugfs listing, kept between reads */
 	struct stuck_list stuck;	/* stuck requests at the interval end */
 	bool stuck_due;			/* this sample ends an interval: fill stuck */
 	bool pre_attach;		/* the last listing held requests pending from
@@ -255,8 +255,8 @@ static void fresh_add_debugfs(struct top_collect *c)
 
 	c->pre_attach = false;
 
-	for (size_t i = 0; i < c->pend.n; i++) {
-		const struct stuck_req *s = &c->pend.v[i];
+	for (size_t i = 0; i < c->listing.l.n; i++) {
+		const struct stuck_req *s = &c->listing.l.v[i];
 		const struct pending_req *q = &s->req;
 		struct aio_req r = {
 			.id = q->id ? q->id : 1,
@@ -314,14 +314,8 @@ static bool same_req(const struct aio_req *a, const struct aio_req *b)
 static int stuck_start(struct top_collect *c)
 {
 	stuck_list_reset(&c->stuck);
-	for (size_t i = 0; i < c->pend.n; i++) {
-		struct stuck_req *s = stuck_list_add(&c->stuck);
-
-		if (!s)
-			return -ENOMEM;
-		*s = c->pend.v[i];
-	}
-	c->stuck.devices = c->pend.devices;
+	if (stuck_list_add_listing(&c->stuck, &c->listing))
+		return -ENOMEM;
 	stuck_list_index(&c->stuck, c->by_user_iocb);
 	return 0;
 }
@@ -329,12 +323,14 @@ static int stuck_start(struct top_collect *c)
 /*
  * The one scan of a sample: the debugfs listing, then the tracer's in-flight table,
  * into c->fresh; at an interval end (c->stuck_due) the same scan fills c->stuck.
- * Between interval ends the listing is read only while it holds requests from
+ * Between interval ends the listing is looked at only while it holds requests from
  * before the tracer attached: the tracer has every later one, and no earlier one
- * can appear again (an interval end reads it in any case).
+ * can appear again (an interval end looks at it in any case). It is read again only
+ * when a device's counters moved since the last read (aiodev_listing_refresh).
  */
 static int sample_scan(struct top_collect *c)
 {
+	bool listed;
 	int rc;
 
 	if (c->fresh)
@@ -343,10 +339,10 @@ static int sample_scan(struct top_collect *c)
 		c->fresh = aio_inflight_new(0);
 	if (!c->fresh)
 		return -ENOMEM;
-	stuck_list_reset(&c->pend);
-	if (!c->rp && (c->stuck_due || c->pre_attach))
-		aiodev_pending_read(NULL, &c->pend);	/* absent without aiodev: fine */
+	listed = !c->rp && (c->stuck_due || c->pre_attach);
 	c->now = collect_now(c);
+	if (listed)	/* absent without aiodev: fine */
+		aiodev_listing_refresh(&c->listing, c->now);
 	c->sample_full = 0;
 	if (c->stuck_due) {
 		rc = stuck_start(c);
@@ -356,7 +352,7 @@ static int sample_scan(struct top_collect *c)
 	rc = c->rp ? replay_inflight_foreach(c) : tracer_inflight_foreach(c->tr, on_inflight, c);
 	if (rc < 0)
 		return rc;
-	if (!c->rp)
+	if (listed)
 		fresh_add_debugfs(c);
 	if (c->sample_full > c->sample_full_max)
 		c->sample_full_max = c->sample_full;
@@ -985,7 +981,7 @@ static void collect_free(struct top_collect *c)
 	aio_inflight_free(c->inf);
 	aio_inflight_free(c->fresh);
 	stuck_list_free(&c->stuck);
-	stuck_list_free(&c->pend);
+	aiodev_listing_free(&c->listing);
 	free(c->gone);
 	tracer_close(c->tr);
 }
