@@ -252,6 +252,14 @@ static __always_inline bool inflight_take(struct aios_key *key, struct aios_req 
 			slot_release(s, key->id);
 			return true;
 		}
+		/*
+		 * Not in its slot, and the map empty: nothing to look up (the common case
+		 * of aio_complete behind aio_complete_rw, which took the slot). A submit
+		 * hook counts its map entry before the request is issued, so a completion
+		 * never finds the count behind its own entry.
+		 */
+		if (nhash <= 0)
+			return false;
 	}
 	p = bpf_map_lookup_elem(&inflight, key);
 	if (!p)
