@@ -326,7 +326,7 @@ static int stuck_start(struct top_collect *c)
  * Between interval ends the listing is looked at only while it holds requests from
  * before the tracer attached: the tracer has every later one, and no earlier one
  * can appear again (an interval end looks at it in any case). It is read again only
- * when a device's counters moved since the last read (aiodev_listing_refresh).
+ * when a device's pending_gen moved since the last read (aiodev_listing_refresh).
  */
 static int sample_scan(struct top_collect *c)
 {
