@@ -152,6 +152,16 @@ static int read_one(const char *file, const char *devname, struct stuck_list *l)
 	return 0;
 }
 
+/* The next directory entry of the debugfs root that is a device (aiodevN), or NULL. */
+static struct dirent *next_aiodev(DIR *d)
+{
+	struct dirent *de;
+
+	while ((de = readdir(d)) && strncmp(de->d_name, "aiodev", 6))
+		;
+	return de;
+}
+
 int aiodev_pending_read(const char *root, struct stuck_list *l)
 {
 	struct dirent *de;
@@ -165,12 +175,10 @@ int aiodev_pending_read(const char *root, struct stuck_list *l)
 		l->debugfs_err = errno;
 		return -errno;
 	}
-	while ((de = readdir(d))) {
+	while ((de = next_aiodev(d))) {
 		char file[512];
 		int rc;
 
-		if (strncmp(de->d_name, "aiodev", 6))
-			continue;
 		snprintf(file, sizeof(file), "%s/%s/pending", root, de->d_name);
 		rc = read_one(file, de->d_name, l);
 		if (rc) {
@@ -205,15 +213,13 @@ static bool listing_sig(char *sig, size_t len)
 	d = opendir(AIODEV_DEBUGFS);
 	if (!d)
 		return true;	/* no listing at all: "" until one appears */
-	while ((de = readdir(d))) {
+	while ((de = next_aiodev(d))) {
 		unsigned long long gen;
 		char file[512];
 		struct stat st;
 		FILE *f;
 		int n = -1;
 
-		if (strncmp(de->d_name, "aiodev", 6))
-			continue;
 		snprintf(file, sizeof(file), AIODEV_DEBUGFS "/%s/pending_gen", de->d_name);
 		f = fopen(file, "re");
 		if (!f)
@@ -244,13 +250,11 @@ int aiodev_listing_refresh(struct aiodev_listing *c, uint64_t now_ns)
 
 			r->age_ns = now_ns > r->req.submit_ns ? now_ns - r->req.submit_ns : 0;
 		}
-		c->reuses++;
 		return 0;
 	}
 	/* read after the generations: if they still hold next time, nothing changed since */
 	stuck_list_reset(&c->l);
 	rc = aiodev_pending_read(NULL, &c->l);
-	c->reads++;
 	c->valid = have;
 	memcpy(c->sig, sig, sizeof(sig));
 	return rc < 0 ? rc : 1;

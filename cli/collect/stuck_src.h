@@ -47,7 +47,6 @@ struct aiodev_listing {
 	struct stuck_list l;	/* the entries, ages as of the last refresh */
 	char sig[1024];		/* each device's name, pending_gen, inode before that read */
 	bool valid;		/* sig describes l */
-	uint64_t reads, reuses;	/* listings read, refreshes that reused one */
 };
 
 /*

@@ -425,9 +425,9 @@ int tracer_prog_stats_foreach(struct tracer *t, tracer_prog_fn cb, void *ctx)
 
 /*
  * The submit and reap twins (SUBMIT_TWINS in the BPF): the programs of one hook, the
- * second and third loaded only on a kernel that preempts programs. A call is lost only if all of them
- * skipped it, so a set loses at most the smallest of their skip counts: that bound is
- * what the set adds to the misses.
+ * second and third loaded only on a kernel that preempts programs. A call is lost
+ * only if all of them skipped it, so a set loses at most the smallest of their skip
+ * counts: that bound is what the set adds to the misses (a set of one: its own).
  */
 static const struct {
 	size_t prog[3];		/* offsetof(struct aioscope_bpf, progs.X) */
